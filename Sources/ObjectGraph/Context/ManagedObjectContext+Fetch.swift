@@ -1,0 +1,120 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// The objects matching a request, sorted, with offset and limit applied to the union of every store.
+    ///
+    /// Unsaved changes take part unless ``FetchRequest/includesPendingChanges`` is false: matching inserted objects
+    /// are included, deleted ones excluded, and changed ones judged by their current values.
+    /// - Throws: ``ModelError/Code/unknownEntity`` for an unknown entity; the predicate's errors (an unbound
+    ///   variable, an unknown key); store errors.
+    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        let entity = try entity(named: request.entityName)
+        processPendingChanges()
+        checkStores()
+        let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
+        guard request.includesPendingChanges, hasPendingChanges else {
+            let results = try persistentStoreCoordinator.fetch(
+                entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
+                offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
+                includesValues: true, propertiesToFetch: request.propertiesToFetch)
+            return results.map { materialize($0.result.objectID, record: $0.result.record) }
+        }
+        return try fetchIncludingPendingChanges(request, entity: entity, names: Set(names))
+    }
+
+    /// The IDs of the objects matching a request.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
+        try fetch(request).map(\.objectID)
+    }
+
+    /// How many objects a request would return (its offset and limit applied).
+    public func count(for request: FetchRequest) throws -> Int {
+        let entity = try entity(named: request.entityName)
+        processPendingChanges()
+        checkStores()
+        guard request.includesPendingChanges, hasPendingChanges else {
+            let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
+            let total = try persistentStoreCoordinator.count(entity: entity, entityNames: names,
+                                                             predicate: request.predicate,
+                                                             affectedStores: request.affectedStores)
+            let afterOffset = max(0, total - request.fetchOffset)
+            return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
+        }
+        return try fetch(request).count
+    }
+
+    var hasPendingChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || !changed.isEmpty }
+
+    func entity(named name: String) throws -> EntityDescription {
+        guard let entity = managedObjectModel.entitiesByName[name] else {
+            throw ModelError(code: .unknownEntity, message: "The model has no entity named '\(name)'.",
+                             context: ErrorContext(entityName: name))
+        }
+        return entity
+    }
+
+    private func fetchIncludingPendingChanges(_ request: FetchRequest, entity: EntityDescription,
+                                              names: Set<String>) throws -> [ManagedObject] {
+        let stored = try persistentStoreCoordinator.fetch(
+            entity: entity, entityNames: Array(names), predicate: request.predicate, sortKeys: [], offset: 0, limit: 0,
+            affectedStores: request.affectedStores, includesValues: true)
+        var seen: Set<ObjectIdentifier> = []
+        var candidates: [ManagedObject] = []
+        for result in stored {
+            let object = materialize(result.result.objectID, record: result.result.record)
+            guard !object.isDeletedFlag, seen.insert(ObjectIdentifier(object)).inserted else { continue }
+            if changed.contains(object), let predicate = request.predicate, try !predicate.evaluate(with: object) {
+                continue
+            }
+            candidates.append(object)
+        }
+        let affected = request.affectedStores.map { Set($0.map(\.identifier)) }
+        func isAffected(_ object: ManagedObject) -> Bool {
+            guard let affected else { return true }
+            if let store = object.objectID.storeIdentifier { return affected.contains(store) }
+            if let assigned = assignedStores[ObjectIdentifier(object)] { return affected.contains(assigned.identifier) }
+            return true
+        }
+        let extra = changed.objects.filter { !seen.contains(ObjectIdentifier($0)) && !$0.isDeletedFlag }
+            + inserted.objects.filter { !$0.isDeletedFlag }
+        for object in extra where names.contains(object.entity.name) && isAffected(object) {
+            if let predicate = request.predicate, try !predicate.evaluate(with: object) { continue }
+            if seen.insert(ObjectIdentifier(object)).inserted { candidates.append(object) }
+        }
+        var sorted = try sortInMemory(candidates, by: request.sortKeys)
+        if request.fetchOffset > 0 { sorted.removeFirst(min(request.fetchOffset, sorted.count)) }
+        if request.fetchLimit > 0, sorted.count > request.fetchLimit { sorted.removeSubrange(request.fetchLimit...) }
+        return sorted
+    }
+
+    /// Sorts objects by keys, ties broken by store add order and then object ID (new objects last).
+    func sortInMemory(_ objects: [ManagedObject], by keys: [SortKey]) throws -> [ManagedObject] {
+        struct Row {
+            let object: ManagedObject
+            let values: [Any?]
+            let storeIndex: Int
+        }
+        var indexByStore: [String: Int] = [:]
+        for (index, store) in persistentStoreCoordinator.persistentStores.enumerated() {
+            indexByStore[store.identifier] = index
+        }
+        let rows = try objects.map { object in
+            Row(object: object, values: try keys.map { try ObjectExpression.value(atKeyPath: $0.keyPath, of: object) },
+                storeIndex: object.objectID.storeIdentifier.flatMap { indexByStore[$0] } ?? Int.max)
+        }
+        return rows.sorted { lhs, rhs in
+            for (position, key) in keys.enumerated() {
+                switch key.compare(lhs.values[position], rhs.values[position]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            if lhs.storeIndex != rhs.storeIndex { return lhs.storeIndex < rhs.storeIndex }
+            if lhs.object.objectID.isTemporaryID != rhs.object.objectID.isTemporaryID {
+                return !lhs.object.objectID.isTemporaryID
+            }
+            return lhs.object.objectID < rhs.object.objectID
+        }.map(\.object)
+    }
+}

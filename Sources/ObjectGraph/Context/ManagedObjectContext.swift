@@ -1,0 +1,266 @@
+import Foundation
+
+/// A scratchpad of managed objects: it fetches them, tracks their changes, validates and saves them, and undoes.
+///
+/// A context and its objects belong to one isolation domain (a task, an actor, a thread): neither is `Sendable`,
+/// so the compiler keeps them there. Other domains get object IDs and `Sendable` events. Several contexts can share
+/// one coordinator; merge one's saves into another with ``mergeChanges(fromContextDidSave:)``.
+public final class ManagedObjectContext {
+    /// The coordinator the context fetches from and saves to.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// A name for logs and events.
+    public var name: String?
+    /// What a save does when objects changed in the store since the context read them.
+    public var mergePolicy: MergePolicy = .error
+    /// Whether changes are recorded for ``undo()``. Turn it off for bulk imports.
+    public var isUndoRegistrationEnabled = true
+    /// How many undo groups are kept (0: no limit).
+    public var undoLevels = 0
+
+    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var inserted = ObjectList()
+    var deleted = ObjectList()
+    var changed = ObjectList()
+    var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
+    var undoStack: [[UndoOperation]] = []
+    var redoStack: [[UndoOperation]] = []
+    var openGroup: [UndoOperation] = []
+    var isApplyingUndo = false
+    var pending = PendingNotification()
+    var observers: [UUID: (ContextEvent) -> Void] = [:]
+    var knownStoreGeneration: Int
+
+    /// Creates a context on a coordinator.
+    public init(coordinator: PersistentStoreCoordinator) {
+        self.persistentStoreCoordinator = coordinator
+        self.knownStoreGeneration = coordinator.storeGeneration
+    }
+
+    /// The coordinator's model.
+    public var managedObjectModel: ManagedObjectModel { persistentStoreCoordinator.managedObjectModel }
+
+    // MARK: State
+
+    /// Whether the context holds unsaved changes.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !deleted.isEmpty || changed.objects.contains { $0.isUpdated }
+    }
+
+    /// Objects inserted and not yet saved.
+    public var insertedObjects: Set<ManagedObject> { Set(inserted.objects) }
+    /// Objects whose saved values changed.
+    public var updatedObjects: Set<ManagedObject> { Set(changed.objects.filter(\.isUpdated)) }
+    /// Objects deleted and not yet saved.
+    public var deletedObjects: Set<ManagedObject> { Set(deleted.objects) }
+    /// Every object the context knows.
+    public var registeredObjects: Set<ManagedObject> { Set(registered.values) }
+
+    // MARK: Inserting
+
+    /// Creates an object of the named entity, inserted into this context.
+    ///
+    /// - Precondition: the model has the entity and it is not abstract.
+    @discardableResult
+    public func insertNewObject(forEntityName entityName: String) -> ManagedObject {
+        guard let entity = managedObjectModel.entitiesByName[entityName] else {
+            preconditionFailure("the model has no entity named '\(entityName)'")
+        }
+        let objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
+        return objectClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Inserts an object that was created without a context.
+    public func insert(_ object: ManagedObject) {
+        checkStores()
+        if object.managedObjectContext === self, object.isInserted { return }
+        precondition(object.managedObjectContext == nil || object.managedObjectContext === self,
+                     "an object can live in one context only")
+        precondition(!object.entity.isAbstract, "entity '\(object.entity.name)' is abstract and cannot be instantiated")
+        if object.isDeletedFlag, object.managedObjectContext === self {
+            undelete(object)
+            return
+        }
+        object.managedObjectContext = self
+        object.isInsertedFlag = true
+        registered[object.objectID] = object
+        inserted.add(object)
+        pending.inserted.add(object)
+        recordUndo(.insert(object))
+        object.awakeFromInsert()
+    }
+
+    // MARK: Looking objects up
+
+    /// The object with an ID: the registered one, or a fault that loads on first access (not checked to exist).
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        if let object = registered[objectID] { return object }
+        guard let entity = managedObjectModel.entitiesByName[objectID.entityName] else {
+            preconditionFailure("the model has no entity named '\(objectID.entityName)'")
+        }
+        let object = ManagedObjectClassRegistry.objectClass(for: entity).init(entity: entity, insertInto: nil)
+        object.objectID = objectID
+        object.managedObjectContext = self
+        object.storage = .fault
+        registered[objectID] = object
+        return object
+    }
+
+    /// The object with an ID, loaded from its store.
+    ///
+    /// - Throws: ``StoreError/Code/objectNotFound`` when no store holds it (deleted, or its store was removed).
+    public func existingObject(with objectID: ManagedObjectID) throws -> ManagedObject {
+        checkStores()
+        if let object = registered[objectID], !object.isFault, !object.isInvalid {
+            return object
+        }
+        guard let record = try persistentStoreCoordinator.record(for: objectID) else {
+            throw StoreError(code: .objectNotFound,
+                             message: "No attached store holds \(objectID.uriRepresentation().absoluteString).",
+                             context: ErrorContext(entityName: objectID.entityName, objectID: objectID))
+        }
+        return materialize(objectID, record: record)
+    }
+
+    /// The registered object with an ID, without creating a fault; `nil` if the context does not know it.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        registered[objectID]
+    }
+
+    // MARK: Store assignment
+
+    /// Chooses the store a new object is saved to.
+    ///
+    /// - Throws: ``StoreError/Code/readOnlyStore``, ``StoreError/Code/entityNotInConfiguration`` or
+    ///   ``StoreError/Code/storeNotFound`` when the store cannot hold it; ``StoreError/Code/invalidObjectID`` when the
+    ///   object was already saved (an object cannot move between stores).
+    public func assign(_ object: ManagedObject, to store: PersistentStore) throws {
+        precondition(object.managedObjectContext === self, "the object lives in another context")
+        guard object.objectID.isTemporaryID else {
+            throw StoreError(code: .invalidObjectID,
+                             message: "The object already belongs to a store; only new objects can be assigned.",
+                             context: ErrorContext(entityName: object.entity.name, objectID: object.objectID))
+        }
+        try persistentStoreCoordinator.checkAssignable(entity: object.entity, to: store)
+        assignedStores[ObjectIdentifier(object)] = store
+    }
+
+    // MARK: Faults
+
+    /// Loads a fault's values from its store; an object whose record is gone becomes invalid.
+    func fulfillFault(of object: ManagedObject) {
+        guard object.storage == .fault else { return }
+        checkStores()
+        guard object.storage == .fault else { return }
+        if let record = try? persistentStoreCoordinator.record(for: object.objectID) {
+            object.apply(record, in: self)
+            object.awakeFromFetch()
+        } else {
+            object.storage = .invalid
+        }
+    }
+
+    /// The registered object for an ID with the record's values applied (unless it has unsaved changes).
+    func materialize(_ objectID: ManagedObjectID, record: StoreRecord?) -> ManagedObject {
+        let object = self.object(with: objectID)
+        if object.storage == .fault, let record {
+            object.apply(record, in: self)
+            object.awakeFromFetch()
+        }
+        return object
+    }
+
+    /// Invalidates objects of stores that were removed since the context last looked.
+    func checkStores() {
+        let generation = persistentStoreCoordinator.storeGeneration
+        guard generation != knownStoreGeneration else { return }
+        knownStoreGeneration = generation
+        let live = Set(persistentStoreCoordinator.persistentStores.map(\.identifier))
+        var invalidated: [ManagedObject] = []
+        for (id, object) in registered {
+            guard let store = id.storeIdentifier, !live.contains(store) else { continue }
+            registered[id] = nil
+            inserted.remove(object)
+            deleted.remove(object)
+            changed.remove(object)
+            object.storage = .invalid
+            object.snapshot = nil
+            invalidated.append(object)
+        }
+        for (key, store) in assignedStores where !live.contains(store.identifier) { assignedStores[key] = nil }
+        if !invalidated.isEmpty {
+            undoStack.removeAll()
+            redoStack.removeAll()
+            openGroup.removeAll()
+            pending.invalidated.formUnion(invalidated)
+        }
+    }
+
+    /// Records that an object changed (for `updatedObjects` and the next objects-did-change event).
+    func noteChanged(_ object: ManagedObject, notify: Bool) {
+        guard object.managedObjectContext === self else { return }
+        if !object.isInsertedFlag { changed.add(object) }
+        if notify, !object.isInsertedFlag, !object.isDeletedFlag { pending.updated.add(object) }
+    }
+}
+
+extension ManagedObject {
+    /// Fills the object's slots from a store record.
+    func apply(_ record: StoreRecord, in context: ManagedObjectContext) {
+        for (index, property) in entity.layout.properties.enumerated() {
+            switch property {
+            case let attribute as AttributeDescription:
+                slots[index] = attribute.isTransient ? attribute.defaultValue : record.values[property.name]
+            case let relationship as RelationshipDescription:
+                if relationship.isToMany {
+                    let ids = record.values[property.name] as? [ManagedObjectID] ?? []
+                    slots[index] = ToManyStorage(ids.map { context.object(with: $0) })
+                } else {
+                    slots[index] = (record.values[property.name] as? ManagedObjectID).map { context.object(with: $0) }
+                }
+            default:
+                slots[index] = nil
+            }
+        }
+        version = record.version
+        storage = .loaded
+        snapshot = nil
+        fetchedPropertyCache.removeAll()
+    }
+}
+
+/// Objects in insertion order with constant-time membership.
+struct ObjectList {
+    private var order: [ObjectIdentifier: Int] = [:]
+    private var items: [Int: ManagedObject] = [:]
+    private var counter = 0
+
+    var isEmpty: Bool { items.isEmpty }
+    var count: Int { items.count }
+
+    func contains(_ object: ManagedObject) -> Bool { order[ObjectIdentifier(object)] != nil }
+
+    mutating func add(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        guard order[key] == nil else { return }
+        counter += 1
+        order[key] = counter
+        items[counter] = object
+    }
+
+    mutating func remove(_ object: ManagedObject) {
+        guard let position = order.removeValue(forKey: ObjectIdentifier(object)) else { return }
+        items[position] = nil
+    }
+
+    mutating func removeAll() {
+        order.removeAll()
+        items.removeAll()
+    }
+
+    mutating func formUnion(_ objects: [ManagedObject]) {
+        for object in objects { add(object) }
+    }
+
+    /// The objects in the order they were added.
+    var objects: [ManagedObject] { items.keys.sorted().map { items[$0]! } }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// A fetch result merged across stores: which store, and what the store returned.
+struct MergedFetchResult {
+    var result: StoreFetchResult
+    var storeIndex: Int
+}
+
+extension PersistentStoreCoordinator {
+    /// The stores a request reaches, in add order, each with the entity names its configuration holds.
+    func targets(entityNames: [String], affectedStores: [PersistentStore]?) -> [(Int, PersistentStore, Set<String>)] {
+        var targets: [(Int, PersistentStore, Set<String>)] = []
+        for (index, store) in persistentStores.enumerated() {
+            if let affectedStores, !affectedStores.contains(where: { $0 === store }) { continue }
+            let held = Set(entityNames.filter { store.holds(entityNamed: $0) })
+            if !held.isEmpty { targets.append((index, store, held)) }
+        }
+        return targets
+    }
+
+    /// Runs a fetch on every store that can hold the entity and merges the sorted results.
+    ///
+    /// Results are the union over stores, sorted by the sort keys, ties broken by store add order and then object
+    /// ID, with `offset` and `limit` applied to the union.
+    func fetch(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
+               offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
+               propertiesToFetch: [String]? = nil) throws -> [MergedFetchResult] {
+        try performAndWait {
+            let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
+            let perStoreLimit = limit > 0 ? offset + limit : 0
+            var merged: [MergedFetchResult] = []
+            for (index, store, names) in targets {
+                let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: predicate,
+                                                sortKeys: sortKeys, limit: perStoreLimit,
+                                                propertiesToFetch: propertiesToFetch, includesValues: includesValues)
+                merged.append(contentsOf: try store.fetch(request).map { MergedFetchResult(result: $0, storeIndex: index) })
+            }
+            if targets.count > 1 {
+                merged.sort { lhs, rhs in
+                    for (position, key) in sortKeys.enumerated() {
+                        switch key.compare(lhs.result.sortValues[position], rhs.result.sortValues[position]) {
+                        case .orderedAscending: return true
+                        case .orderedDescending: return false
+                        case .orderedSame: continue
+                        }
+                    }
+                    if lhs.storeIndex != rhs.storeIndex { return lhs.storeIndex < rhs.storeIndex }
+                    return lhs.result.objectID < rhs.result.objectID
+                }
+            }
+            if offset > 0 { merged.removeFirst(min(offset, merged.count)) }
+            if limit > 0, merged.count > limit { merged.removeSubrange(limit...) }
+            return merged
+        }
+    }
+
+    /// Counts matching objects over every store that can hold the entity.
+    func count(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?,
+               affectedStores: [PersistentStore]?) throws -> Int {
+        try performAndWait {
+            try targets(entityNames: entityNames, affectedStores: affectedStores).reduce(0) { total, target in
+                let request = StoreFetchRequest(entity: entity, entityNames: target.2, predicate: predicate,
+                                                sortKeys: [], limit: 0, includesValues: false)
+                return total + (try target.1.count(request))
+            }
+        }
+    }
+
+    /// The record of an object from its store; `nil` if the store is gone or no longer holds it.
+    func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try performAndWait {
+            guard let identifier = objectID.storeIdentifier,
+                let store = persistentStores.first(where: { $0.identifier == identifier })
+            else { return nil }
+            return try store.record(for: objectID)
+        }
+    }
+
+    /// The position of a store in add order (for tie-breaking), or `Int.max` when it is not attached.
+    func storeIndex(ofIdentifier identifier: String?) -> Int {
+        guard let identifier else { return Int.max }
+        return performAndWait { persistentStores.firstIndex { $0.identifier == identifier } ?? Int.max }
+    }
+
+    // MARK: Routing
+
+    /// The store a new object is saved to, by the routing rules: the assigned store; else the only writable store
+    /// whose configuration holds the entity; else the first of several (unless strict routing is on).
+    func storeForNewObject(of entity: EntityDescription, assigned: PersistentStore?) throws -> PersistentStore {
+        try performAndWait {
+            if let assigned {
+                try checkAssignable(entity: entity, to: assigned)
+                return assigned
+            }
+            let candidates = persistentStores.filter { !$0.isReadOnly && $0.holds(entityNamed: entity.name) }
+            guard let first = candidates.first else {
+                throw StoreError(code: .noStoreForEntity,
+                                 message: "No writable store's configuration holds entity '\(entity.name)'; add one, "
+                                    + "or assign the object to a store.",
+                                 context: ErrorContext(entityName: entity.name))
+            }
+            if candidates.count > 1, usesStrictRouting {
+                let names = candidates.map(Self.storeName)
+                throw StoreError(code: .ambiguousStore,
+                                 message: "\(candidates.count) writable stores could hold a new '\(entity.name)' ("
+                                    + names.joined(separator: ", ") + "); assign the object to one of them.",
+                                 context: ErrorContext(entityName: entity.name), candidates: names)
+            }
+            return first
+        }
+    }
+
+    /// Checks that an object of `entity` may be assigned to `store`.
+    func checkAssignable(entity: EntityDescription, to store: PersistentStore) throws {
+        try performAndWait {
+            guard persistentStores.contains(where: { $0 === store }) else {
+                throw StoreError(code: .storeNotFound, message: "The store is not attached to this coordinator.",
+                                 context: ErrorContext(entityName: entity.name, storeURL: store.url))
+            }
+            guard !store.isReadOnly else {
+                throw StoreError(code: .readOnlyStore,
+                                 message: "The store \(Self.storeName(store)) is read-only; new objects cannot go there.",
+                                 context: ErrorContext(entityName: entity.name, storeURL: store.url))
+            }
+            guard store.holds(entityNamed: entity.name) else {
+                throw StoreError(code: .entityNotInConfiguration,
+                                 message: "The store's configuration '\(store.configurationName ?? "default")' does not "
+                                    + "hold entity '\(entity.name)'.",
+                                 context: ErrorContext(entityName: entity.name, storeURL: store.url))
+            }
+        }
+    }
+
+    /// A store's name for messages: its file path, or its UUID.
+    static func storeName(_ store: PersistentStore) -> String {
+        store.url?.path ?? store.identifier
+    }
+
+    /// New permanent IDs for objects of an entity in a store.
+    func newObjectIDs(entityName: String, in store: PersistentStore, count: Int) throws -> [ManagedObjectID] {
+        try performAndWait {
+            try store.newReferenceKeys(forEntityName: entityName, count: count).map {
+                store.objectID(forEntityName: entityName, referenceKey: $0)
+            }
+        }
+    }
+
+    // MARK: Saving
+
+    /// Saves changes into several stores in two phases: every store prepares (writes without making visible), then
+    /// every store commits.
+    ///
+    /// If any store fails to prepare, every prepared store is aborted and nothing changes. If a commit fails after
+    /// earlier stores committed, those stay committed and the error is ``StoreError/Code/partialSave`` naming
+    /// them; with atomic stores this can only happen when a rename fails.
+    func save(_ changes: [(PersistentStore, StoreChanges)]) throws {
+        try performAndWait {
+            for (store, storeChanges) in changes {
+                guard persistentStores.contains(where: { $0 === store }) else {
+                    throw StoreError(code: .storeNotFound,
+                                     message: "The store \(Self.storeName(store)) was removed; its objects cannot be saved.",
+                                     context: ErrorContext(storeURL: store.url), objectIDs: storeChanges.objectIDs)
+                }
+                if store.isReadOnly, !storeChanges.isEmpty {
+                    throw StoreError(code: .readOnlyStore,
+                                     message: "The store \(Self.storeName(store)) is read-only; the save would change "
+                                        + "\(storeChanges.objectIDs.count) of its objects.",
+                                     context: ErrorContext(storeURL: store.url), objectIDs: storeChanges.objectIDs)
+                }
+            }
+            var prepared: [(PersistentStore, any PreparedSave)] = []
+            do {
+                for (store, storeChanges) in changes where !storeChanges.isEmpty {
+                    prepared.append((store, try store.prepareSave(storeChanges)))
+                }
+            } catch {
+                for (_, save) in prepared { save.abort() }
+                throw error
+            }
+            var committed: [PersistentStore] = []
+            for (index, (store, save)) in prepared.enumerated() {
+                do {
+                    try save.commit()
+                    committed.append(store)
+                } catch {
+                    for (_, rest) in prepared[(index + 1)...] { rest.abort() }
+                    if committed.isEmpty { throw error }
+                    throw StoreError(code: .partialSave,
+                                     message: "The save committed to " + committed.map(Self.storeName).joined(separator: ", ")
+                                        + " but failed for \(Self.storeName(store)); reload those stores' objects.",
+                                     context: ErrorContext(storeURL: store.url), cause: error)
+                }
+            }
+        }
+    }
+}

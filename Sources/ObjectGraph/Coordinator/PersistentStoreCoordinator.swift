@@ -1,0 +1,260 @@
+import Foundation
+
+/// The coordinator: one model, many stores, and the one place where fetches and saves meet the stores.
+///
+/// A coordinator is safe to share between threads and contexts: it serializes every request to its stores with
+/// one lock, so stores never see two requests at once. Stores are searched in the order they were added.
+public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mutable state is guarded by `lock`
+    /// The model; frozen by the coordinator.
+    public let managedObjectModel: ManagedObjectModel
+
+    let lock = NSRecursiveLock()
+    private var stores: [PersistentStore] = []
+    private var strictRouting = false
+    private var saveObservers: [UUID: @Sendable (ContextDidSave) -> Void] = [:]
+    /// Incremented whenever a store is removed, so contexts can invalidate that store's objects.
+    private(set) var storeGeneration = 0
+
+    /// Creates a coordinator for a model and freezes the model.
+    public init(managedObjectModel: ManagedObjectModel) {
+        managedObjectModel.freeze()
+        self.managedObjectModel = managedObjectModel
+    }
+
+    /// Runs `body` while holding the coordinator's lock: no store changes and no request runs meanwhile.
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// When on, a save fails rather than picking the first of several writable stores that could hold a new object.
+    public var usesStrictRouting: Bool {
+        get { performAndWait { strictRouting } }
+        set { performAndWait { strictRouting = newValue } }
+    }
+
+    // MARK: Store types
+
+    /// Registers a store class under a type name, replacing any earlier registration of that name.
+    public static func registerStoreClass(_ storeClass: PersistentStore.Type, forStoreType type: PersistentStoreType) {
+        StoreTypeRegistry.shared.register(storeClass, for: type)
+    }
+
+    /// The registered store types, sorted by name.
+    public static var registeredStoreTypes: [PersistentStoreType] { StoreTypeRegistry.shared.registeredTypes }
+
+    // MARK: Stores
+
+    /// The attached stores, in the order they were added.
+    public var persistentStores: [PersistentStore] { performAndWait { stores } }
+
+    /// Adds a store: creates it, reads its metadata, checks the model, loads it.
+    ///
+    /// - Parameters:
+    ///   - type: a registered store type.
+    ///   - configurationName: the configuration whose entities the store holds; `nil` for every entity.
+    ///   - url: the store's file; `nil` only for in-memory stores.
+    ///   - options: store options such as `.readOnly`.
+    /// - Returns: the attached store.
+    /// - Throws: ``StoreError`` with ``StoreError/Code/unknownStoreType``, ``StoreError/Code/unknownConfiguration``,
+    ///   ``StoreError/Code/storeAlreadyAdded``, ``StoreError/Code/incompatibleModel`` or the store's own load errors.
+    @discardableResult
+    public func addPersistentStore(type: PersistentStoreType, configurationName: String? = nil, at url: URL? = nil,
+                                   options: PersistentStoreOptions = [:]) throws -> PersistentStore {
+        let store = try makeStore(type: type, configurationName: configurationName, url: url, options: options)
+        try performAndWait {
+            if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
+                throw StoreError(code: .storeAlreadyAdded,
+                                 message: "A store for \(url.path) is already attached; remove it first.",
+                                 context: ErrorContext(storeURL: url))
+            }
+            if stores.contains(where: { $0.identifier == store.identifier }) {
+                throw StoreError(code: .storeAlreadyAdded,
+                                 message: "A store with UUID \(store.identifier) is already attached (a copy of the "
+                                    + "same file?); remove it first.",
+                                 context: ErrorContext(storeURL: url))
+            }
+            stores.append(store)
+        }
+        return store
+    }
+
+    /// Creates, checks and loads a store without attaching it.
+    func makeStore(type: PersistentStoreType, configurationName: String?, url: URL?,
+                   options: PersistentStoreOptions) throws -> PersistentStore {
+        guard let storeClass = StoreTypeRegistry.shared.storeClass(for: type) else {
+            throw StoreError(code: .unknownStoreType,
+                             message: "No store class is registered for type '\(type)'; import its module and register "
+                                + "it (registered: \(Self.registeredStoreTypes.map(\.rawValue).joined(separator: ", "))).",
+                             context: ErrorContext(storeURL: url))
+        }
+        if let configurationName, configurationName != ManagedObjectModel.defaultConfigurationName,
+            managedObjectModel.entities(forConfigurationName: configurationName) == nil
+        {
+            throw StoreError(code: .unknownConfiguration,
+                             message: "The model has no configuration named '\(configurationName)' (it has: "
+                                + managedObjectModel.configurations.joined(separator: ", ") + ").",
+                             context: ErrorContext(storeURL: url))
+        }
+        let store = try storeClass.init(model: managedObjectModel, configurationName: configurationName, url: url,
+                                        options: options)
+        try store.loadMetadata()
+        if store.metadata.storeUUID == nil { store.metadata.storeUUID = UUID().uuidString }
+        if !options.flag(.ignoresModelVersion),
+            !managedObjectModel.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: store.metadata)
+        {
+            let stored = store.metadata.modelVersionHashes ?? [:]
+            let current = store.modelVersionHashes()
+            let differing = Set(stored.keys).union(current.keys).filter { stored[$0] != current[$0] }.sorted()
+            throw StoreError(code: .incompatibleModel,
+                             message: "The store was written with a different model (entities differing: "
+                                + differing.joined(separator: ", ") + "); open it with the model that wrote it, "
+                                + "migrate it, or pass .ignoresModelVersion.",
+                             context: ErrorContext(storeURL: url))
+        }
+        try store.load()
+        return store
+    }
+
+    /// Detaches a store. Objects from it become invalid in every context (on the context's next use).
+    ///
+    /// - Throws: ``StoreError/Code/storeNotFound`` if the store is not attached.
+    public func remove(_ store: PersistentStore) throws {
+        try performAndWait {
+            guard let index = stores.firstIndex(where: { $0 === store }) else {
+                throw StoreError(code: .storeNotFound, message: "The store is not attached to this coordinator.",
+                                 context: ErrorContext(storeURL: store.url))
+            }
+            stores.remove(at: index)
+            storeGeneration += 1
+        }
+        store.didRemove()
+    }
+
+    /// Replaces an attached store by another in the same position, atomically for every reader.
+    ///
+    /// The daemon uses this to swap in a newer release of a file: a fetch sees either the old or the new store.
+    public func replace(_ old: PersistentStore, with new: PersistentStore) throws {
+        try performAndWait {
+            guard let index = stores.firstIndex(where: { $0 === old }) else {
+                throw StoreError(code: .storeNotFound, message: "The store to replace is not attached.",
+                                 context: ErrorContext(storeURL: old.url))
+            }
+            stores[index] = new
+            storeGeneration += 1
+        }
+        old.didRemove()
+    }
+
+    /// Creates and loads a store exactly like ``addPersistentStore(type:configurationName:at:options:)`` but does not
+    /// attach it; attach it later with ``attach(_:)`` or ``replace(_:with:)``. Useful to load big files without
+    /// holding the coordinator's lock.
+    public func loadDetachedStore(type: PersistentStoreType, configurationName: String? = nil, at url: URL? = nil,
+                                  options: PersistentStoreOptions = [:]) throws -> PersistentStore {
+        try makeStore(type: type, configurationName: configurationName, url: url, options: options)
+    }
+
+    /// Attaches a store made by ``loadDetachedStore(type:configurationName:at:options:)``.
+    public func attach(_ store: PersistentStore) throws {
+        try performAndWait {
+            guard !stores.contains(where: { $0 === store || $0.identifier == store.identifier }) else {
+                throw StoreError(code: .storeAlreadyAdded, message: "The store is already attached.",
+                                 context: ErrorContext(storeURL: store.url))
+            }
+            stores.append(store)
+        }
+    }
+
+    /// The attached store at a URL, if any.
+    public func persistentStore(for url: URL) -> PersistentStore? {
+        performAndWait { stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL } }
+    }
+
+    /// The attached store with an identifier (UUID), if any.
+    public func persistentStore(withIdentifier identifier: String) -> PersistentStore? {
+        performAndWait { stores.first { $0.identifier == identifier } }
+    }
+
+    /// Moves a store to a new URL; its next save writes there. Returns `false` if the store is not attached.
+    @discardableResult
+    public func setURL(_ url: URL, for store: PersistentStore) -> Bool {
+        performAndWait {
+            guard stores.contains(where: { $0 === store }) else { return false }
+            store.url = url
+            return true
+        }
+    }
+
+    /// The metadata of an attached store.
+    public func metadata(for store: PersistentStore) -> StoreMetadata {
+        performAndWait { store.metadata }
+    }
+
+    /// Replaces the metadata of a store (its UUID is kept); written with the store's next save.
+    public func setMetadata(_ metadata: StoreMetadata, for store: PersistentStore) throws {
+        try performAndWait {
+            var new = metadata
+            new.storeUUID = store.identifier
+            store.metadata = new
+            try store.saveMetadata()
+        }
+    }
+
+    /// Reads a store file's metadata without attaching it.
+    public static func metadataForPersistentStore(type: PersistentStoreType, at url: URL,
+                                                  options: PersistentStoreOptions = [:],
+                                                  model: ManagedObjectModel) throws -> StoreMetadata {
+        guard let storeClass = StoreTypeRegistry.shared.storeClass(for: type) else {
+            throw StoreError(code: .unknownStoreType, message: "No store class is registered for type '\(type)'.",
+                             context: ErrorContext(storeURL: url))
+        }
+        model.freeze()
+        let store = try storeClass.init(model: model, configurationName: nil, url: url, options: options)
+        try store.loadMetadata()
+        return store.metadata
+    }
+
+    // MARK: Object IDs
+
+    /// Resolves a URI made by ``ManagedObjectID/uriRepresentation()``: the store must be attached and hold the
+    /// entity. Temporary URIs resolve to their temporary ID. Returns `nil` for anything else.
+    public func managedObjectID(forURIRepresentation uri: URL) -> ManagedObjectID? {
+        guard let id = ManagedObjectID(uriRepresentation: uri),
+            managedObjectModel.entitiesByName[id.entityName] != nil
+        else { return nil }
+        if id.isTemporaryID { return id }
+        return performAndWait {
+            stores.contains { $0.identifier == id.storeIdentifier } ? id : nil
+        }
+    }
+
+    /// The attached store that holds an object ID, if any.
+    public func persistentStore(of objectID: ManagedObjectID) -> PersistentStore? {
+        guard let identifier = objectID.storeIdentifier else { return nil }
+        return persistentStore(withIdentifier: identifier)
+    }
+
+    // MARK: Save observers
+
+    /// Calls `observer` after every successful save of any context on this coordinator, with the saved IDs.
+    ///
+    /// The observer runs on the saving thread while no lock is held; hop to your own isolation domain before
+    /// touching a context. Returns a token for ``removeSaveObserver(_:)``.
+    @discardableResult
+    public func addSaveObserver(_ observer: @escaping @Sendable (ContextDidSave) -> Void) -> UUID {
+        let token = UUID()
+        performAndWait { saveObservers[token] = observer }
+        return token
+    }
+
+    /// Stops calling a save observer.
+    public func removeSaveObserver(_ token: UUID) {
+        performAndWait { saveObservers[token] = nil }
+    }
+
+    func notifySaved(_ event: ContextDidSave) {
+        let observers = performAndWait { Array(saveObservers.values) }
+        for observer in observers { observer(event) }
+    }
+}

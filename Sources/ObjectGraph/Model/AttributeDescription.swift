@@ -1,0 +1,35 @@
+import Foundation
+
+/// An attribute: a typed value of an entity, with an optional default and validation rules.
+public final class AttributeDescription: PropertyDescription, @unchecked Sendable {  // frozen with its model
+    /// The type of the attribute's values.
+    public var attributeType: AttributeType { didSet { checkMutable() } }
+    /// The value a newly inserted object starts with, in the type's canonical representation.
+    public var defaultValue: (any Sendable)? { didSet { checkMutable() } }
+    /// The smallest valid value: a number for numeric types, a `Date` for dates, a length for strings.
+    public var minimumValue: (any Sendable)? { didSet { checkMutable() } }
+    /// The largest valid value: a number for numeric types, a `Date` for dates, a length for strings.
+    public var maximumValue: (any Sendable)? { didSet { checkMutable() } }
+    /// A regular expression that the whole string must match (string attributes only).
+    public var regularExpression: String? { didSet { checkMutable() } }
+    /// For transformable attributes: the name of the value transformer (kept for model round trips).
+    public var valueTransformerName: String? { didSet { checkMutable() } }
+    /// For transformable attributes: the class name of the values (kept for model round trips).
+    public var attributeValueClassName: String? { didSet { checkMutable() } }
+    /// Whether generated code should use scalar types (kept for model round trips).
+    public var usesScalarValueType: Bool = false { didSet { checkMutable() } }
+    /// Whether the attribute may be stored outside the store file (kept for model round trips).
+    public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkMutable() } }
+
+    /// Creates an attribute.
+    public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
+        self.attributeType = type
+        super.init(name: name)
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue.flatMap { type.coerce($0) } ?? defaultValue
+    }
+
+    override var versionHashComponents: [String] {
+        super.versionHashComponents + ["attribute", attributeType.rawValue]
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The type of an attribute's values, as Core Data names them.
+///
+/// Each type has one canonical Swift representation that ``ManagedObject/value(forKey:)`` returns:
+/// integers are `Int` (range-checked against the width), `decimal` is `Decimal`, `double` is `Double`,
+/// `float` is `Float`, `string` is `String`, `boolean` is `Bool`, `date` is `Date`, `binaryData` is `Data`,
+/// `uuid` is `UUID`, `uri` is `URL` and `transformable` is any `Sendable` value.
+public enum AttributeType: String, Sendable, Hashable, CaseIterable {
+    case integer16 = "Integer 16"
+    case integer32 = "Integer 32"
+    case integer64 = "Integer 64"
+    case decimal = "Decimal"
+    case double = "Double"
+    case float = "Float"
+    case string = "String"
+    case boolean = "Boolean"
+    case date = "Date"
+    case binaryData = "Binary"
+    case uuid = "UUID"
+    case uri = "URI"
+    case transformable = "Transformable"
+    /// An attribute whose values are computed or derived; stored as any `Sendable` value.
+    case undefined = "Undefined"
+    /// An object ID reference.
+    case objectID = "ObjectID"
+
+    /// Whether values are numbers (integers, decimal, double, float).
+    public var isNumeric: Bool {
+        switch self {
+        case .integer16, .integer32, .integer64, .decimal, .double, .float: true
+        default: false
+        }
+    }
+
+    /// Whether values are whole numbers.
+    public var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
+
+    /// The range of an integer type; `nil` for other types.
+    public var integerRange: ClosedRange<Int>? {
+        switch self {
+        case .integer16: Int(Int16.min)...Int(Int16.max)
+        case .integer32: Int(Int32.min)...Int(Int32.max)
+        case .integer64: Int.min...Int.max
+        default: nil
+        }
+    }
+
+    /// Converts a value to this type's canonical representation, or returns `nil` when it cannot be converted
+    /// without loss (a string for an integer attribute, 3.5 for an integer, 70000 for `integer16`).
+    public func coerce(_ value: Any) -> (any Sendable)? {
+        switch self {
+        case .integer16, .integer32, .integer64:
+            guard let int = Self.integer(from: value), let range = integerRange, range.contains(int) else { return nil }
+            return int
+        case .double:
+            return Self.double(from: value)
+        case .float:
+            if let float = value as? Float { return float }
+            return Self.double(from: value).map { Float($0) }
+        case .decimal:
+            if let decimal = value as? Decimal { return decimal }
+            if let int = Self.integer(from: value) { return Decimal(int) }
+            if let double = Self.double(from: value) { return Decimal(double) }
+            return nil
+        case .string:
+            if let string = value as? String { return string }
+            if let substring = value as? Substring { return String(substring) }
+            return nil
+        case .boolean:
+            if let bool = value as? Bool { return bool }
+            if let int = Self.integer(from: value), int == 0 || int == 1 { return int == 1 }
+            return nil
+        case .date:
+            return value as? Date
+        case .binaryData:
+            if let data = value as? Data { return data }
+            if let bytes = value as? [UInt8] { return Data(bytes) }
+            return nil
+        case .uuid:
+            if let uuid = value as? UUID { return uuid }
+            if let string = value as? String { return UUID(uuidString: string) }
+            return nil
+        case .uri:
+            if let url = value as? URL { return url }
+            if let string = value as? String { return URL(string: string) }
+            return nil
+        case .objectID:
+            return value as? ManagedObjectID
+        case .transformable, .undefined:
+            return assumeSendable(value)
+        }
+    }
+
+    static func integer(from value: Any) -> Int? {
+        switch value {
+        case let v as Int: return v
+        case let v as Int64: return Int(exactly: v)
+        case let v as Int32: return Int(v)
+        case let v as Int16: return Int(v)
+        case let v as Int8: return Int(v)
+        case let v as UInt: return Int(exactly: v)
+        case let v as UInt64: return Int(exactly: v)
+        case let v as UInt32: return Int(v)
+        case let v as UInt16: return Int(v)
+        case let v as UInt8: return Int(v)
+        case let v as Double: return v.rounded() == v ? Int(exactly: v) : nil
+        case let v as Float: return v.rounded() == v ? Int(exactly: v) : nil
+        case let v as Decimal:
+            var copy = v
+            var rounded = Decimal()
+            NSDecimalRound(&rounded, &copy, 0, .plain)
+            return rounded == v ? Int(exactly: NSDecimalNumber(decimal: v).int64Value) : nil
+        case let v as Bool: return v ? 1 : 0
+        default: return nil
+        }
+    }
+
+    static func double(from value: Any) -> Double? {
+        switch value {
+        case let v as Double: return v
+        case let v as Float: return Double(v)
+        case let v as Decimal: return NSDecimalNumber(decimal: v).doubleValue
+        case let v as Bool: return v ? 1 : 0
+        default: return integer(from: value).map(Double.init)
+        }
+    }
+}
+
+/// Treats a value as `Sendable`. Attribute values are immutable values of the canonical types (or, for
+/// transformable attributes, values the caller promises are `Sendable`); `Sendable` is a marker protocol, so the
+/// two existentials share one layout.
+func assumeSendable(_ value: Any) -> any Sendable {
+    withUnsafePointer(to: value) { pointer in
+        pointer.withMemoryRebound(to: (any Sendable).self, capacity: 1) { $0.pointee }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// An entity: a kind of managed object, with its properties, its place in an inheritance tree and its class.
+///
+/// Entities are built before use and frozen when their model is put to use (by a coordinator or a managed
+/// object); changing one afterwards is a programmer error.
+public final class EntityDescription: @unchecked Sendable {  // mutable only before its model is frozen, then read-only
+    /// The entity's name, unique in its model.
+    public var name: String { didSet { checkMutable() } }
+    /// The name under which a `ManagedObject` subclass was registered (see ``ManagedObjectClassRegistry``).
+    /// `ManagedObject` (or Core Data's `NSManagedObject`) means the base class.
+    public var managedObjectClassName: String = "ManagedObject" { didSet { checkMutable() } }
+    /// Whether the entity can have no instances of its own (only of its sub-entities).
+    public var isAbstract: Bool = false { didSet { checkMutable() } }
+    /// Free-form information from the model file.
+    public var userInfo: [String: String] = [:] { didSet { checkMutable() } }
+    /// Sets of property names whose values must be unique together (kept for model round trips).
+    public var uniquenessConstraints: [[String]] = [] { didSet { checkMutable() } }
+    /// Fetch indexes: named lists of property names that stores index together.
+    public var indexes: [FetchIndexDescription] = [] { didSet { checkMutable() } }
+    /// The entity's name in an earlier model version, for lightweight migration.
+    public var renamingIdentifier: String? { didSet { checkMutable() } }
+    /// A string folded into the version hash to force a new version without other changes.
+    public var versionHashModifier: String? { didSet { checkMutable() } }
+
+    /// The properties the entity declares itself (inherited ones are not listed here).
+    public var properties: [PropertyDescription] = [] {
+        didSet {
+            checkMutable()
+            for property in properties { property.entity = self }
+        }
+    }
+
+    /// The entities that inherit from this one. Setting it makes this entity their superentity.
+    public var subentities: [EntityDescription] = [] {
+        didSet {
+            checkMutable()
+            for sub in subentities { sub.superentity = self }
+        }
+    }
+
+    /// The entity this one inherits from, if any.
+    public internal(set) weak var superentity: EntityDescription?
+    /// The model the entity belongs to.
+    public internal(set) weak var managedObjectModel: ManagedObjectModel?
+    /// The name of the parent entity as read from a file, resolved when the model is assembled.
+    var superentityName: String?
+
+    var isFrozen = false
+    private var frozenLayout: Layout?
+
+    /// Creates an entity.
+    public init(name: String, properties: [PropertyDescription] = [], managedObjectClassName: String = "ManagedObject") {
+        self.name = name
+        self.managedObjectClassName = managedObjectClassName
+        self.properties = properties
+        for property in properties { property.entity = self }
+    }
+
+    /// Every property, inherited ones first, in declaration order.
+    public var allProperties: [PropertyDescription] { layout.properties }
+    /// Every property by name, inherited ones included.
+    public var propertiesByName: [String: PropertyDescription] { layout.propertiesByName }
+    /// Every attribute by name, inherited ones included.
+    public var attributesByName: [String: AttributeDescription] { layout.attributesByName }
+    /// Every relationship by name, inherited ones included.
+    public var relationshipsByName: [String: RelationshipDescription] { layout.relationshipsByName }
+
+    /// The entity at the top of this one's inheritance tree.
+    public var rootEntity: EntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// This entity and every entity below it, depth first.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// Whether this entity is `other` or inherits from it.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var entity: EntityDescription? = self
+        while let current = entity {
+            if current === other { return true }
+            entity = current.superentity
+        }
+        return false
+    }
+
+    /// The relationships that point at this entity from `entity`'s properties, by name.
+    public func relationships(forDestination entity: EntityDescription) -> [RelationshipDescription] {
+        layout.properties.compactMap { $0 as? RelationshipDescription }.filter { $0.destinationEntity === entity }
+    }
+
+    /// A stable hash of everything that changes how instances are stored: compared with a store's metadata to
+    /// refuse an incompatible model.
+    public var versionHash: Data {
+        var parts = ["entity", name, superentity?.name ?? "", isAbstract ? "abstract" : "", versionHashModifier ?? ""]
+        for property in allProperties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
+            parts.append(contentsOf: property.versionHashComponents)
+            parts.append("|")
+        }
+        return SHA256.hash(Data(parts.joined(separator: "\u{1F}").utf8))
+    }
+
+    func checkMutable() {
+        precondition(!isFrozen, "entity '\(name)' changed after its model was put to use; models are immutable then")
+    }
+
+    func freeze() {
+        guard !isFrozen else { return }
+        frozenLayout = Layout(entity: self)
+        isFrozen = true
+        for property in properties { property.isFrozen = true }
+    }
+
+    /// The entity's properties with their slot numbers: a managed object keeps its values in an array in this order.
+    var layout: Layout { frozenLayout ?? Layout(entity: self) }
+
+    struct Layout {
+        let properties: [PropertyDescription]
+        let propertiesByName: [String: PropertyDescription]
+        let attributesByName: [String: AttributeDescription]
+        let relationshipsByName: [String: RelationshipDescription]
+        let slots: [String: Int]
+
+        init(entity: EntityDescription) {
+            var chain: [EntityDescription] = []
+            var current: EntityDescription? = entity
+            while let next = current {
+                chain.insert(next, at: 0)
+                current = next.superentity
+            }
+            properties = chain.flatMap(\.properties)
+            var byName: [String: PropertyDescription] = [:]
+            var attributes: [String: AttributeDescription] = [:]
+            var relationships: [String: RelationshipDescription] = [:]
+            var slots: [String: Int] = [:]
+            for (index, property) in properties.enumerated() {
+                byName[property.name] = property
+                slots[property.name] = index
+                if let attribute = property as? AttributeDescription { attributes[property.name] = attribute }
+                if let relationship = property as? RelationshipDescription {
+                    relationships[property.name] = relationship
+                }
+            }
+            self.propertiesByName = byName
+            self.attributesByName = attributes
+            self.relationshipsByName = relationships
+            self.slots = slots
+        }
+    }
+}
+
+/// A fetch index of an entity: a name and the properties indexed together, in order.
+public struct FetchIndexDescription: Sendable, Hashable {
+    /// The index's name.
+    public var name: String
+    /// The indexed property names, in order, each ascending unless listed in `descending`.
+    public var propertyNames: [String]
+    /// The property names indexed in descending order.
+    public var descending: Set<String>
+
+    /// Creates a fetch index.
+    public init(name: String, propertyNames: [String], descending: Set<String> = []) {
+        self.name = name
+        self.propertyNames = propertyNames
+        self.descending = descending
+    }
+}

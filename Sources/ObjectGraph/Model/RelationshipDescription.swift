@@ -1,0 +1,60 @@
+import Foundation
+
+/// A relationship from one entity to another, to-one or to-many, usually with an inverse.
+public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {  // frozen with its model
+    /// What deleting the source object does to the objects it refers to through this relationship.
+    public enum DeleteRule: String, Sendable, Hashable, CaseIterable {
+        /// Remove the deleted object from each destination's inverse relationship.
+        case nullify = "Nullify"
+        /// Delete the destination objects too.
+        case cascade = "Cascade"
+        /// Refuse the deletion (the save fails) while the relationship has any destination.
+        case deny = "Deny"
+        /// Do nothing; the caller keeps the graph consistent.
+        case noAction = "No Action"
+    }
+
+    /// The name of the destination entity; resolved to ``destinationEntity`` when the model is put to use.
+    public var destinationEntityName: String { didSet { checkMutable() } }
+    /// The name of the inverse relationship on the destination entity, if any.
+    public var inverseName: String? { didSet { checkMutable() } }
+    /// Whether the relationship holds several objects.
+    public var isToMany: Bool { maxCount != 1 }
+    /// Whether a to-many relationship keeps its objects in order.
+    public var isOrdered: Bool = false { didSet { checkMutable() } }
+    /// The fewest objects a valid to-many relationship holds (0: no minimum).
+    public var minCount: Int = 0 { didSet { checkMutable() } }
+    /// The most objects the relationship holds: 1 for to-one, 0 for no limit.
+    public var maxCount: Int { didSet { checkMutable() } }
+    /// What deleting the source object does to the destinations.
+    public var deleteRule: DeleteRule = .nullify { didSet { checkMutable() } }
+
+    /// The destination entity, once the model is put to use (or after ``ManagedObjectModel/resolveRelationships()``).
+    public internal(set) weak var destinationEntity: EntityDescription?
+    /// The inverse relationship, once resolved.
+    public internal(set) weak var inverseRelationship: RelationshipDescription?
+
+    /// Creates a relationship.
+    /// - Parameters:
+    ///   - toMany: `false` for a to-one relationship (maxCount 1), `true` for to-many (maxCount 0, no limit).
+    public init(name: String, destination: String, inverse: String? = nil, toMany: Bool = false,
+                deleteRule: DeleteRule = .nullify, isOptional: Bool = true, isOrdered: Bool = false) {
+        self.destinationEntityName = destination
+        self.inverseName = inverse
+        self.maxCount = toMany ? 0 : 1
+        super.init(name: name)
+        self.deleteRule = deleteRule
+        self.isOptional = isOptional
+        self.isOrdered = isOrdered
+    }
+
+    /// Makes the relationship to-many (maxCount 0, or the given limit) or to-one (maxCount 1).
+    public func setToMany(_ toMany: Bool, maxCount: Int = 0) {
+        self.maxCount = toMany ? (maxCount == 1 ? 0 : maxCount) : 1
+    }
+
+    override var versionHashComponents: [String] {
+        super.versionHashComponents + ["relationship", destinationEntityName, inverseName ?? "", isToMany ? "n" : "1",
+                                       isOrdered ? "ordered" : ""]
+    }
+}

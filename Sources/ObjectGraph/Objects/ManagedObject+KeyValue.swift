@@ -1,0 +1,333 @@
+import Foundation
+
+extension ManagedObject {
+    // MARK: Reading
+
+    /// The value of a property.
+    ///
+    /// Attributes return their canonical value (see ``AttributeType``) or `nil`; a to-one relationship returns the
+    /// related `ManagedObject` or `nil`; a to-many relationship returns `Set<ManagedObject>`, or `[ManagedObject]` when
+    /// ordered; a fetched property returns `[ManagedObject]`. A fault loads its values first.
+    ///
+    /// - Precondition: the entity has a property named `key` (an unknown key is a programmer error). Use
+    ///   ``EntityDescription/propertiesByName`` to check keys that come from outside.
+    public func value(forKey key: String) -> Any? {
+        let index = slot(for: key)
+        let property = entity.layout.properties[index]
+        if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
+        let value = slotValue(index)
+        if let storage = value as? ToManyStorage {
+            let relationship = property as! RelationshipDescription
+            return relationship.isOrdered ? storage.objects : Set(storage.objects)
+        }
+        return value
+    }
+
+    /// The value of a property, cast to a type; `nil` when absent or of another type.
+    public func value<T>(forKey key: String, as type: T.Type) -> T? {
+        value(forKey: key) as? T
+    }
+
+    /// The destinations of a relationship as an array, in order for ordered relationships.
+    public func objects(forKey key: String) -> [ManagedObject] {
+        guard let relationship = entity.relationshipsByName[key] else {
+            preconditionFailure("entity '\(entity.name)' has no relationship named '\(key)'")
+        }
+        return relatedObjects(relationship)
+    }
+
+    /// The value at a key path: through to-one relationships (`room.name`), with `@count`, `@sum`, `@avg`, `@min` and
+    /// `@max` on to-many relationships (`persons.@count`).
+    public func value(forKeyPath keyPath: String) -> Any? {
+        try? ObjectExpression.value(atKeyPath: keyPath, of: self)
+    }
+
+    /// The value of a property without firing change tracking or loading related objects' inverses.
+    public func primitiveValue(forKey key: String) -> Any? {
+        let value = slotValue(slot(for: key))
+        if let storage = value as? ToManyStorage { return storage.objects }
+        return value
+    }
+
+    /// The values of changed properties (changed since the object was read or last saved), by key. For an
+    /// inserted object, every property that has a value.
+    public func changedValues() -> [String: Any?] {
+        var result: [String: Any?] = [:]
+        let properties = entity.layout.properties
+        if isInsertedFlag {
+            for (index, property) in properties.enumerated() where slots[index] != nil {
+                result[property.name] = publicValue(slots[index], property)
+            }
+            return result
+        }
+        for index in changedSlots() { result[properties[index].name] = publicValue(slots[index], properties[index]) }
+        return result
+    }
+
+    /// The values of properties as last read from or saved to the store (all properties when `keys` is nil).
+    /// An inserted object has no committed values.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any?] {
+        guard !isInsertedFlag else { return [:] }
+        let properties = entity.layout.properties
+        let source = snapshot ?? slots
+        var result: [String: Any?] = [:]
+        for (index, property) in properties.enumerated() where property is AttributeDescription
+            || property is RelationshipDescription
+        {
+            if let keys, !keys.contains(property.name) { continue }
+            result[property.name] = publicValue(source[index], property)
+        }
+        return result
+    }
+
+    func publicValue(_ value: Any?, _ property: PropertyDescription) -> Any? {
+        guard let storage = value as? ToManyStorage else { return value }
+        return (property as? RelationshipDescription)?.isOrdered == true ? storage.objects : Set(storage.objects)
+    }
+
+    /// The slots whose values differ from the snapshot.
+    func changedSlots() -> [Int] {
+        guard let snapshot else { return [] }
+        var changed: [Int] = []
+        for index in slots.indices where !Self.slotValuesEqual(slots[index], snapshot[index]) { changed.append(index) }
+        return changed
+    }
+
+    static func slotValuesEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case let (a as ToManyStorage, b as ToManyStorage):
+            return a.objects.count == b.objects.count && zip(a.objects, b.objects).allSatisfy { $0 === $1 }
+        case let (a as ManagedObject, b as ManagedObject): return a === b
+        case let (a as AnyHashable, b as AnyHashable): return a == b
+        default: return false
+        }
+    }
+
+    /// The value in a slot, loading the object's values first if it is a fault.
+    func slotValue(_ index: Int) -> Any? {
+        if storage == .fault { managedObjectContext?.fulfillFault(of: self) }
+        return slots[index]
+    }
+
+    // MARK: Writing
+
+    /// Sets the value of a property, recording the change for saving and undo and keeping inverses consistent.
+    ///
+    /// Attribute values are converted to the attribute's canonical type when that loses nothing (an `Int32` for an
+    /// `integer64`, an `Int` for a `double`). Setting nil on a non-optional number or Boolean calls
+    /// ``setNilValueForKey(_:)``. To-one relationships take a `ManagedObject` or nil; to-many relationships take a
+    /// `Set<ManagedObject>` or `[ManagedObject]`.
+    ///
+    /// - Precondition: the key exists, the value can be converted, and related objects live in the same context.
+    ///   Use ``AttributeType/coerce(_:)`` to check values that come from outside first.
+    public func setValue(_ value: Any?, forKey key: String) {
+        let index = slot(for: key)
+        switch entity.layout.properties[index] {
+        case let attribute as AttributeDescription:
+            guard let value else {
+                if !attribute.isOptional, attribute.attributeType.isNumeric || attribute.attributeType == .boolean {
+                    setNilValueForKey(key)
+                } else {
+                    setValueTracked(nil, slot: index)
+                }
+                return
+            }
+            guard let converted = attribute.attributeType.coerce(value) else {
+                preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)' of type "
+                    + attribute.attributeType.rawValue)
+            }
+            setValueTracked(converted, slot: index)
+        case let relationship as RelationshipDescription:
+            if relationship.isToMany {
+                let objects: [ManagedObject]
+                switch value {
+                case nil: objects = []
+                case let set as Set<ManagedObject>: objects = Array(set)
+                case let array as [ManagedObject]: objects = array
+                default: preconditionFailure("to-many relationship '\(key)' takes a Set or an Array of ManagedObject")
+                }
+                replaceToMany(relationship, slot: index, with: objects)
+            } else {
+                guard value == nil || value is ManagedObject else {
+                    preconditionFailure("to-one relationship '\(key)' takes a ManagedObject or nil")
+                }
+                setToOne(relationship, slot: index, to: value as? ManagedObject)
+            }
+        default:
+            preconditionFailure("'\(key)' is a fetched property and cannot be set")
+        }
+    }
+
+    /// Sets a value without undo registration, change notification or inverse maintenance; the value is still saved.
+    /// Use it in ``awakeFromInsert()`` and in custom accessors.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        let index = slot(for: key)
+        _ = slotValue(index)
+        let property = entity.layout.properties[index]
+        if let relationship = property as? RelationshipDescription, relationship.isToMany {
+            let objects = (value as? [ManagedObject]) ?? (value as? Set<ManagedObject>).map(Array.init) ?? []
+            captureSnapshot()
+            slots[index] = ToManyStorage(objects)
+        } else if let attribute = property as? AttributeDescription, let value {
+            guard let converted = attribute.attributeType.coerce(value) else {
+                preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)'")
+            }
+            captureSnapshot()
+            slots[index] = converted
+        } else {
+            captureSnapshot()
+            slots[index] = value
+        }
+        managedObjectContext?.noteChanged(self, notify: false)
+    }
+
+    /// Adds an object to a to-many relationship (at the end, for ordered ones), keeping the inverse consistent.
+    public func addObject(_ object: ManagedObject, toRelationship key: String) {
+        let index = slot(for: key)
+        guard let relationship = entity.layout.properties[index] as? RelationshipDescription, relationship.isToMany else {
+            preconditionFailure("'\(key)' is not a to-many relationship of '\(entity.name)'")
+        }
+        addToMany(relationship, slot: index, object)
+    }
+
+    /// Removes an object from a to-many relationship, keeping the inverse consistent.
+    public func removeObject(_ object: ManagedObject, fromRelationship key: String) {
+        let index = slot(for: key)
+        guard let relationship = entity.layout.properties[index] as? RelationshipDescription, relationship.isToMany else {
+            preconditionFailure("'\(key)' is not a to-many relationship of '\(entity.name)'")
+        }
+        removeFromToMany(relationship, slot: index, object)
+    }
+
+    // MARK: Relationship maintenance
+
+    func setToOne(_ relationship: RelationshipDescription, slot index: Int, to target: ManagedObject?) {
+        let old = slotValue(index) as? ManagedObject
+        guard old !== target else { return }
+        if let target { checkSameContext(target) }
+        setValueTracked(target, slot: index)
+        guard let inverse = relationship.inverseRelationship else { return }
+        if let old { old.detachInverse(inverse, from: self) }
+        if let target { target.attachInverse(inverse, to: self) }
+    }
+
+    func addToMany(_ relationship: RelationshipDescription, slot index: Int, _ object: ManagedObject) {
+        checkSameContext(object)
+        guard let storage = slotValue(index) as? ToManyStorage, !storage.contains(object) else { return }
+        insertTracked(object, slot: index, at: storage.count)
+        if let inverse = relationship.inverseRelationship { object.attachInverse(inverse, to: self) }
+    }
+
+    func removeFromToMany(_ relationship: RelationshipDescription, slot index: Int, _ object: ManagedObject) {
+        guard let storage = slotValue(index) as? ToManyStorage, storage.contains(object) else { return }
+        removeTracked(object, slot: index)
+        if let inverse = relationship.inverseRelationship { object.detachInverse(inverse, from: self) }
+    }
+
+    func replaceToMany(_ relationship: RelationshipDescription, slot index: Int, with objects: [ManagedObject]) {
+        guard let storage = slotValue(index) as? ToManyStorage else { return }
+        let keep = Set(objects.map(ObjectIdentifier.init))
+        for object in storage.objects where !keep.contains(ObjectIdentifier(object)) {
+            removeFromToMany(relationship, slot: index, object)
+        }
+        for object in objects { addToMany(relationship, slot: index, object) }
+    }
+
+    /// Makes this object's inverse relationship point at `source` (a to-one is re-pointed, a to-many gains it).
+    func attachInverse(_ inverse: RelationshipDescription, to source: ManagedObject) {
+        let index = slot(for: inverse.name)
+        if inverse.isToMany {
+            guard let storage = slotValue(index) as? ToManyStorage, !storage.contains(source) else { return }
+            insertTracked(source, slot: index, at: storage.count)
+        } else {
+            let previous = slotValue(index) as? ManagedObject
+            guard previous !== source else { return }
+            setValueTracked(source, slot: index)
+            if let previous, let back = inverse.inverseRelationship {
+                previous.detachInverse(back, from: self)
+            }
+        }
+    }
+
+    /// Removes `source` from this object's inverse relationship.
+    func detachInverse(_ inverse: RelationshipDescription, from source: ManagedObject) {
+        let index = slot(for: inverse.name)
+        if inverse.isToMany {
+            guard let storage = slotValue(index) as? ToManyStorage, storage.contains(source) else { return }
+            removeTracked(source, slot: index)
+        } else if slotValue(index) as? ManagedObject === source {
+            setValueTracked(nil, slot: index)
+        }
+    }
+
+    private func checkSameContext(_ object: ManagedObject) {
+        precondition(object.managedObjectContext == nil || managedObjectContext == nil
+                        || object.managedObjectContext === managedObjectContext,
+                     "objects in different contexts cannot be related")
+    }
+
+    // MARK: Tracked primitives (each records undo and marks the object changed)
+
+    func setValueTracked(_ value: Any?, slot index: Int) {
+        let old = slotValue(index)
+        captureSnapshot()
+        slots[index] = value
+        fetchedPropertyCache.removeAll()
+        managedObjectContext?.recordUndo(.set(self, index, old: old, new: value))
+        managedObjectContext?.noteChanged(self, notify: true)
+    }
+
+    func insertTracked(_ object: ManagedObject, slot index: Int, at position: Int) {
+        captureSnapshot()
+        (slots[index] as! ToManyStorage).insert(object, at: position)
+        managedObjectContext?.recordUndo(.toManyInsert(self, index, object, position))
+        managedObjectContext?.noteChanged(self, notify: true)
+    }
+
+    func removeTracked(_ object: ManagedObject, slot index: Int) {
+        captureSnapshot()
+        guard let position = (slots[index] as! ToManyStorage).remove(object) else { return }
+        managedObjectContext?.recordUndo(.toManyRemove(self, index, object, position))
+        managedObjectContext?.noteChanged(self, notify: true)
+    }
+
+    /// Keeps a copy of the committed values before the first change since the last read or save.
+    func captureSnapshot() {
+        guard snapshot == nil, !isInsertedFlag else { return }
+        snapshot = slots.map { ($0 as? ToManyStorage)?.copy() ?? $0 }
+    }
+
+    // MARK: Fetched properties
+
+    func fetchedValue(_ property: FetchedPropertyDescription) -> [ManagedObject] {
+        if let cached = fetchedPropertyCache[property.name] { return cached }
+        guard let context = managedObjectContext else { return [] }
+        let request = FetchRequest(entityName: property.destinationEntityName)
+        request.sortKeys = property.sortKeys
+        if let predicate = property.predicate {
+            request.predicate = try? predicate.withSubstitutionVariables(["FETCH_SOURCE": self,
+                                                                         "FETCHED_PROPERTY": property.name])
+            if request.predicate == nil { return [] }
+        }
+        let result = (try? context.fetch(request)) ?? []
+        fetchedPropertyCache[property.name] = result
+        return result
+    }
+}
+
+extension ManagedObject: PredicateEvaluable {
+    /// The value of a property for predicates: to-many relationships as arrays.
+    public func predicateValue(forKey key: String) throws -> Any? {
+        guard let index = entity.layout.slots[key] else { throw unknownKeyError(key, entityName: entity.name) }
+        let property = entity.layout.properties[index]
+        if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
+        let value = slotValue(index)
+        if let storage = value as? ToManyStorage { return storage.objects }
+        return value
+    }
+
+    /// A managed object compares equal to its ID and to other objects with the same ID.
+    public var predicateIdentity: (any Hashable & Sendable)? { objectID }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// An object of the graph: an instance of an entity, living in exactly one managed object context.
+///
+/// Read and write values by key (``value(forKey:)``, ``setValue(_:forKey:)``) or through typed properties that a
+/// subclass declares on top of them. Register a subclass with ``ManagedObjectClassRegistry`` under the entity's
+/// class name, and the context creates instances of it. A managed object is not `Sendable`: it belongs to its
+/// context's isolation domain; pass its ``objectID`` to other domains.
+///
+/// Subclasses override hooks to take part in the object's life: ``awakeFromInsert()``, ``awakeFromFetch()``,
+/// ``willSave()``, ``didSave()``, ``prepareForDeletion()`` and the validation methods.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's ID: temporary until saved, then permanent.
+    public internal(set) var objectID: ManagedObjectID
+    /// The context the object lives in; `nil` before insertion and after its deletion is saved.
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// The current values, one slot per property of the entity (see `EntityDescription.Layout`).
+    /// To-one relationships hold `ManagedObject?`, to-many hold `ToManyStorage`.
+    var slots: [Any?]
+    /// The values as last read from or saved to the store, captured on the first change since then.
+    var snapshot: [Any?]?
+    var storage: StorageState = .loaded
+    var version: Int64 = 0
+    var isInsertedFlag = false
+    var isDeletedFlag = false
+    var fetchedPropertyCache: [String: [ManagedObject]] = [:]
+
+    enum StorageState {
+        case loaded, fault, invalid
+    }
+
+    /// Creates an object of an entity and, when `context` is given, inserts it there (calling ``awakeFromInsert()``).
+    ///
+    /// Attributes start with their default values. Subclasses that override this initializer must call it.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        entity.managedObjectModel?.freeze()
+        self.entity = entity
+        self.objectID = ManagedObjectID.makeTemporary(entityName: entity.name)
+        let properties = entity.layout.properties
+        var slots: [Any?] = []
+        slots.reserveCapacity(properties.count)
+        for property in properties {
+            switch property {
+            case let attribute as AttributeDescription: slots.append(attribute.defaultValue)
+            case let relationship as RelationshipDescription:
+                slots.append(relationship.isToMany ? ToManyStorage() : nil)
+            default: slots.append(nil)
+            }
+        }
+        self.slots = slots
+        if let context { context.insert(self) }
+    }
+
+    // MARK: State
+
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { isInsertedFlag && !isDeletedFlag }
+    /// Whether the object was deleted and the deletion not yet saved.
+    public var isDeleted: Bool { isDeletedFlag }
+    /// Whether the object's values have not been loaded yet (they load on first access).
+    public var isFault: Bool { storage == .fault }
+    /// Whether the object's data is gone: its store was removed or another context deleted it.
+    public var isInvalid: Bool { storage == .invalid }
+    /// Whether saved values changed since they were read.
+    public var isUpdated: Bool { !isInsertedFlag && !isDeletedFlag && snapshot != nil && !changedSlots().isEmpty }
+    /// Whether the object is inserted, updated or deleted.
+    public var hasChanges: Bool { isInsertedFlag || isDeletedFlag || isUpdated }
+
+    // MARK: Hooks
+
+    /// Called once when the object is inserted into a context; set initial values here with
+    /// ``setPrimitiveValue(_:forKey:)``.
+    open func awakeFromInsert() {}
+    /// Called when the object's values were loaded from a store.
+    open func awakeFromFetch() {}
+    /// Called before a save that includes the object; changes made here are saved too.
+    open func willSave() {}
+    /// Called after a save that included the object.
+    open func didSave() {}
+    /// Called when the object is deleted, before delete rules are applied.
+    open func prepareForDeletion() {}
+
+    /// Whether the object may be inserted; the default checks every property. Throw to refuse.
+    open func validateForInsert() throws {
+        if let error = ValidationError.combining(validateProperties()) { throw error }
+    }
+
+    /// Whether the object's changes may be saved; the default checks every property. Throw to refuse.
+    open func validateForUpdate() throws {
+        if let error = ValidationError.combining(validateProperties()) { throw error }
+    }
+
+    /// Whether the object may be deleted; the default refuses while a deny relationship has destinations.
+    open func validateForDelete() throws {
+        var errors: [ValidationError] = []
+        for case let relationship as RelationshipDescription in entity.allProperties
+        where relationship.deleteRule == .deny {
+            let count = relatedObjects(relationship).filter { !$0.isDeleted }.count
+            if count > 0 {
+                errors.append(validationError(.relationshipDeniedDelete, key: relationship.name,
+                                              text: "cannot be deleted while %@ refers to \(count) object(s)"))
+            }
+        }
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    /// Validates one value for a key; override to add checks for particular keys (call `super` first).
+    ///
+    /// The default applies the model's rules: optionality, ranges, lengths, patterns and validation predicates.
+    open func validateValue(_ value: Any?, forKey key: String) throws {
+        guard let property = entity.propertiesByName[key] else {
+            throw validationError(.unknownKey, key: key, text: "%@ is not a property of this entity")
+        }
+        if let error = ValidationError.combining(PropertyValidator(object: self).validate(value, for: property)) {
+            throw error
+        }
+    }
+
+    /// Called when nil is set for a non-optional scalar attribute (a number or Boolean). The default stores nil,
+    /// and the save then fails with ``ValidationError/Code/missingMandatoryProperty``.
+    open func setNilValueForKey(_ key: String) {
+        setValueTracked(nil, slot: slot(for: key))
+    }
+
+    // MARK: Hashable
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        let state = isFault ? " (fault)" : isInvalid ? " (invalid)" : ""
+        return "<\(entity.name) \(objectID.uriRepresentation().absoluteString)\(state)>"
+    }
+
+    // MARK: Internal helpers
+
+    func slot(for key: String) -> Int {
+        guard let index = entity.layout.slots[key] else {
+            preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
+        }
+        return index
+    }
+
+    func validationError(_ code: ValidationError.Code, key: String, text: String) -> ValidationError {
+        let model = entity.managedObjectModel
+        let name = model?.localizedName(ofProperty: key, entity: entity.name) ?? key
+        let entityName = model?.localizedName(ofEntity: entity.name) ?? entity.name
+        let sentence = (model?.localizedErrorString(text) ?? text).replacingOccurrences(of: "%@", with: name)
+        return ValidationError(code: code, message: "\(entityName): \(sentence).",
+                               context: ErrorContext(entityName: entity.name, key: key, objectID: objectID))
+    }
+
+    /// The destinations of a relationship as an array (empty for none).
+    func relatedObjects(_ relationship: RelationshipDescription) -> [ManagedObject] {
+        let value = slotValue(slot(for: relationship.name))
+        if relationship.isToMany { return (value as? ToManyStorage)?.objects ?? [] }
+        return (value as? ManagedObject).map { [$0] } ?? []
+    }
+
+    /// Validates every property through ``validateValue(_:forKey:)`` and collects all failures.
+    func validateProperties() -> [ValidationError] {
+        var errors: [ValidationError] = []
+        for (index, property) in entity.layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
+            let value = slotValue(index)
+            let plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
+            do {
+                try validateValue(plain, forKey: property.name)
+            } catch let error as ValidationError {
+                errors += error.allErrors
+            } catch {
+                errors.append(validationError(.custom, key: property.name, text: "\(error)"))
+            }
+        }
+        return errors
+    }
+}
+
+/// The objects of a to-many relationship, kept in order with a membership index.
+final class ToManyStorage {
+    private(set) var objects: [ManagedObject] = []
+    private var members: Set<ObjectIdentifier> = []
+
+    init(_ objects: [ManagedObject] = []) {
+        for object in objects { append(object) }
+    }
+
+    var count: Int { objects.count }
+
+    func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+
+    @discardableResult
+    func append(_ object: ManagedObject) -> Bool {
+        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
+        objects.append(object)
+        return true
+    }
+
+    func insert(_ object: ManagedObject, at index: Int) {
+        guard members.insert(ObjectIdentifier(object)).inserted else { return }
+        objects.insert(object, at: min(index, objects.count))
+    }
+
+    /// Removes an object; returns its former index.
+    @discardableResult
+    func remove(_ object: ManagedObject) -> Int? {
+        guard members.remove(ObjectIdentifier(object)) != nil,
+            let index = objects.firstIndex(where: { $0 === object })
+        else { return nil }
+        objects.remove(at: index)
+        return index
+    }
+
+    func copy() -> ToManyStorage { ToManyStorage(objects) }
+}

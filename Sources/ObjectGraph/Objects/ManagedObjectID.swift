@@ -1,0 +1,93 @@
+import Foundation
+
+/// The identity of a managed object: its entity, its store and its key in that store.
+///
+/// IDs are values: `Hashable` and `Sendable`, so they can cross threads and contexts where managed objects
+/// cannot. A newly inserted object has a temporary ID until it is saved or given a permanent ID with
+/// ``ManagedObjectContext/obtainPermanentIDs(for:)``.
+public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
+    /// The name of the object's entity.
+    public let entityName: String
+    /// The identifier (UUID) of the object's store; `nil` while the ID is temporary.
+    public let storeIdentifier: String?
+    /// The object's key: the primary key in its store, or a process-unique number while temporary.
+    public let referenceKey: Int64
+
+    /// Whether the ID is temporary (the object was never saved).
+    public var isTemporaryID: Bool { storeIdentifier == nil }
+
+    /// Creates a permanent ID; stores call this for the objects they hold.
+    public init(entityName: String, storeIdentifier: String, referenceKey: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.referenceKey = referenceKey
+    }
+
+    private init(temporaryFor entityName: String, key: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = nil
+        self.referenceKey = key
+    }
+
+    /// A new temporary ID for an entity.
+    static func makeTemporary(entityName: String) -> ManagedObjectID {
+        ManagedObjectID(temporaryFor: entityName, key: TemporaryKeys.next())
+    }
+
+    /// The ID as Core Data writes it: `x-coredata://STORE-UUID/Entity/pN`, or `x-coredata:///Entity/tUUIDN` while
+    /// temporary.
+    public func uriRepresentation() -> URL {
+        let entity = entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+        if let storeIdentifier {
+            return URL(string: "x-coredata://\(storeIdentifier)/\(entity)/p\(referenceKey)")!
+        }
+        return URL(string: "x-coredata:///\(entity)/t\(TemporaryKeys.processIdentifier)\(referenceKey)")!
+    }
+
+    /// Parses a URI made by ``uriRepresentation()``; `nil` when it is not one.
+    public init?(uriRepresentation uri: URL) {
+        guard uri.scheme == "x-coredata" else { return nil }
+        let components = uri.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard components.count == 2, let key = components.last, key.count >= 2 else { return nil }
+        let entity = String(components[0]).removingPercentEncoding ?? String(components[0])
+        let host = uri.host ?? ""
+        if key.first == "p", !host.isEmpty, let number = Int64(key.dropFirst()) {
+            self.init(entityName: entity, storeIdentifier: host.uppercased(), referenceKey: number)
+        } else if key.first == "t", host.isEmpty {
+            let rest = key.dropFirst()
+            let prefix = TemporaryKeys.processIdentifier
+            guard rest.hasPrefix(prefix), let number = Int64(rest.dropFirst(prefix.count)) else { return nil }
+            self.init(temporaryFor: entity, key: number)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String { uriRepresentation().absoluteString }
+
+    /// Orders IDs by store, then entity, then key: the tie-break of fetches.
+    public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        if lhs.referenceKey != rhs.referenceKey { return lhs.referenceKey < rhs.referenceKey }
+        return lhs.entityName < rhs.entityName
+    }
+}
+
+/// The source of temporary keys: one counter per process, with a process-unique prefix for URIs.
+enum TemporaryKeys {
+    static let processIdentifier = UUID().uuidString
+    private static let counter = Counter()
+
+    static func next() -> Int64 { counter.next() }
+
+    private final class Counter: @unchecked Sendable {  // guarded by lock
+        private let lock = NSLock()
+        private var value: Int64 = 0
+        func next() -> Int64 {
+            lock.lock()
+            defer { lock.unlock() }
+            value += 1
+            return value
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Applies a model's validation rules to one value of one property of an object.
+///
+/// Messages name the property through the model's localization dictionary and never include the value itself.
+struct PropertyValidator {
+    let object: ManagedObject
+
+    func validate(_ value: Any?, for property: PropertyDescription) -> [ValidationError] {
+        switch property {
+        case let attribute as AttributeDescription: return validate(value, attribute: attribute)
+        case let relationship as RelationshipDescription: return validate(value, relationship: relationship)
+        default: return []
+        }
+    }
+
+    private func error(_ code: ValidationError.Code, _ property: PropertyDescription, _ text: String) -> ValidationError {
+        object.validationError(code, key: property.name, text: text)
+    }
+
+    private func validate(_ value: Any?, attribute: AttributeDescription) -> [ValidationError] {
+        guard let value else {
+            return attribute.isOptional ? [] : [error(.missingMandatoryProperty, attribute, "%@ is required")]
+        }
+        let type = attribute.attributeType
+        guard let canonical = type.coerce(value) else {
+            return [error(.wrongType, attribute, "%@ must be a value of type \(type.rawValue)")]
+        }
+        var errors: [ValidationError] = []
+        if type.isNumeric, let number = AttributeType.double(from: canonical) {
+            if let minimum = attribute.minimumValue.flatMap(AttributeType.double(from:)), number < minimum {
+                errors.append(error(.numberTooSmall, attribute, "%@ must not be less than \(Self.format(minimum))"))
+            }
+            if let maximum = attribute.maximumValue.flatMap(AttributeType.double(from:)), number > maximum {
+                errors.append(error(.numberTooLarge, attribute, "%@ must not be greater than \(Self.format(maximum))"))
+            }
+        } else if type == .date, let date = canonical as? Date {
+            if let minimum = attribute.minimumValue as? Date, date < minimum {
+                errors.append(error(.dateTooSoon, attribute, "%@ must not be before \(minimum.ISO8601Format())"))
+            }
+            if let maximum = attribute.maximumValue as? Date, date > maximum {
+                errors.append(error(.dateTooLate, attribute, "%@ must not be after \(maximum.ISO8601Format())"))
+            }
+        } else if type == .string, let string = canonical as? String {
+            let length = string.count
+            if let minimum = attribute.minimumValue.flatMap(AttributeType.integer(from:)), length < minimum {
+                errors.append(error(.stringTooShort, attribute, "%@ must be at least \(minimum) characters long"))
+            }
+            if let maximum = attribute.maximumValue.flatMap(AttributeType.integer(from:)), length > maximum {
+                errors.append(error(.stringTooLong, attribute, "%@ must be at most \(maximum) characters long"))
+            }
+            if let pattern = attribute.regularExpression, !RegexCache.shared.wholeMatch(pattern, string) {
+                errors.append(error(.stringPatternMismatch, attribute, "%@ does not have the required format"))
+            }
+        }
+        for (predicate, warning) in zip(attribute.validationPredicates, attribute.validationWarnings) {
+            let passed = (try? predicate.evaluate(with: canonical)) ?? false
+            if !passed { errors.append(error(.predicateFailed, attribute, warning)) }
+        }
+        return errors
+    }
+
+    private func validate(_ value: Any?, relationship: RelationshipDescription) -> [ValidationError] {
+        if !relationship.isToMany {
+            if value == nil, !relationship.isOptional {
+                return [error(.missingMandatoryProperty, relationship, "%@ is required")]
+            }
+            return []
+        }
+        let count = (value as? [ManagedObject])?.count ?? (value as? Set<ManagedObject>)?.count ?? 0
+        var errors: [ValidationError] = []
+        let minimum = relationship.isOptional ? (count == 0 ? 0 : relationship.minCount) : max(1, relationship.minCount)
+        if count < minimum {
+            errors.append(error(.relationshipLacksMinimumCount, relationship,
+                                "%@ must hold at least \(minimum) object(s)"))
+        }
+        if relationship.maxCount > 0, count > relationship.maxCount {
+            errors.append(error(.relationshipExceedsMaximumCount, relationship,
+                                "%@ must hold at most \(relationship.maxCount) object(s)"))
+        }
+        for (predicate, warning) in zip(relationship.validationPredicates, relationship.validationWarnings) {
+            if !((try? predicate.evaluate(with: value)) ?? false) {
+                errors.append(error(.predicateFailed, relationship, warning))
+            }
+        }
+        return errors
+    }
+
+    private static func format(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+}
+
+/// Compiled regular expressions by pattern, shared by validation.
+final class RegexCache: @unchecked Sendable {  // guarded by lock
+    static let shared = RegexCache()
+    private let lock = NSLock()
+    private var cache: [String: NSRegularExpression?] = [:]
+
+    /// Whether the whole string matches; an invalid pattern matches nothing.
+    func wholeMatch(_ pattern: String, _ string: String) -> Bool {
+        lock.lock()
+        let cached = cache[pattern]
+        lock.unlock()
+        let regex: NSRegularExpression?
+        if let cached {
+            regex = cached
+        } else {
+            regex = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: [])
+            lock.lock()
+            cache[pattern] = regex
+            lock.unlock()
+        }
+        guard let regex else { return false }
+        let range = NSRange(string.startIndex..., in: string)
+        return regex.firstMatch(in: string, options: [], range: range) != nil
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+
+/// The family of stores that load the whole graph at once and write it as one unit (Core Data's
+/// `NSAtomicStore`): the in-memory, XML and binary stores and custom file formats.
+///
+/// The base class keeps every object as a ``StoreRecord`` (a cache node) and executes fetches, counts and saves
+/// over them. A custom format subclasses it and overrides:
+/// - ``storeType`` (the name it registers under),
+/// - ``PersistentStore/loadMetadata()`` (read the UUID and model hashes from the file, or call `freshMetadata()`),
+/// - ``PersistentStore/load()`` (read the file and call ``addCacheNodes(_:)``),
+/// - ``prepareWrite(records:metadata:)`` (encode the records, usually with ``AtomicFileWriter``) — omit it for a
+///   read-only format and add the store with the `.readOnly` option.
+open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only under its coordinator's lock
+    private var tables: [String: [Int64: StoreRecord]] = [:]
+    private var recordCount = 0
+    /// The next unused reference key (Core Data's XML `nextObjectID`).
+    public var nextReferenceKey: Int64 = 1
+
+    // MARK: Cache nodes
+
+    /// Adds loaded records to the store's cache; used by ``PersistentStore/load()``.
+    public func addCacheNodes(_ records: [StoreRecord]) {
+        for record in records {
+            let id = record.objectID
+            if tables[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
+                recordCount += 1
+            }
+            if id.referenceKey >= nextReferenceKey { nextReferenceKey = id.referenceKey + 1 }
+        }
+    }
+
+    /// Every record, ordered by entity name and then reference key (a deterministic order for writing).
+    public func cacheNodes() -> [StoreRecord] {
+        tables.keys.sorted().flatMap { name in
+            tables[name]!.values.sorted { $0.objectID.referenceKey < $1.objectID.referenceKey }
+        }
+    }
+
+    /// The number of objects in the store.
+    public var cacheNodeCount: Int { recordCount }
+
+    /// The record of one object, if the store holds it.
+    public func cacheNode(for objectID: ManagedObjectID) -> StoreRecord? {
+        guard objectID.storeIdentifier == identifier else { return nil }
+        return tables[objectID.entityName]?[objectID.referenceKey]
+    }
+
+    /// The second half of a save for a file format: encodes every record and returns the pending write.
+    ///
+    /// The default (for the in-memory store) writes nothing. File formats write a temporary file here and rename
+    /// it in `commit()`; ``AtomicFileWriter`` does both.
+    open func prepareWrite(records: [StoreRecord], metadata: StoreMetadata) throws -> any PreparedSave {
+        ImmediateSave()
+    }
+
+    // MARK: Requests
+
+    open override func fetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
+        var results: [StoreFetchResult] = []
+        let predicate = request.predicate
+        for name in request.entityNames.sorted() {
+            guard let table = tables[name] else { continue }
+            for record in table.values {
+                let view = RecordView(record: record, store: self)
+                if let predicate, try !predicate.evaluate(with: view) { continue }
+                var sortValues: [(any Sendable)?] = []
+                sortValues.reserveCapacity(request.sortKeys.count)
+                for key in request.sortKeys {
+                    sortValues.append(try Self.sendable(ObjectExpression.value(atKeyPath: key.keyPath, of: view)))
+                }
+                results.append(StoreFetchResult(objectID: record.objectID, sortValues: sortValues,
+                                                record: request.includesValues ? record : nil))
+            }
+        }
+        results.sort { StoreFetchResult.precedes($0, $1, by: request.sortKeys) }
+        if request.limit > 0, results.count > request.limit { results.removeSubrange(request.limit...) }
+        return results
+    }
+
+    open override func count(_ request: StoreFetchRequest) throws -> Int {
+        guard let predicate = request.predicate else {
+            return request.entityNames.reduce(0) { $0 + (tables[$1]?.count ?? 0) }
+        }
+        var count = 0
+        for name in request.entityNames {
+            for record in tables[name]?.values ?? [:].values where try predicate.evaluate(
+                with: RecordView(record: record, store: self)) {
+                count += 1
+            }
+        }
+        return count
+    }
+
+    open override func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        cacheNode(for: objectID)
+    }
+
+    open override func newReferenceKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
+        let first = nextReferenceKey
+        nextReferenceKey += Int64(count)
+        return (0..<Int64(count)).map { first + $0 }
+    }
+
+    open override func allRecords() throws -> [StoreRecord] { cacheNodes() }
+
+    open override func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        var staged = tables
+        var stagedCount = recordCount
+        var conflicts: [ManagedObjectID] = []
+        for record in changes.updated {
+            let id = record.objectID
+            guard let current = staged[id.entityName]?[id.referenceKey], current.version == record.version else {
+                conflicts.append(id)
+                continue
+            }
+            var next = record
+            next.version = current.version + 1
+            staged[id.entityName]![id.referenceKey] = next
+        }
+        for (id, version) in changes.deleted {
+            guard let current = staged[id.entityName]?[id.referenceKey], current.version == version else {
+                conflicts.append(id)
+                continue
+            }
+            staged[id.entityName]![id.referenceKey] = nil
+            stagedCount -= 1
+        }
+        guard conflicts.isEmpty else {
+            throw StoreError(code: .mergeConflict,
+                             message: "\(conflicts.count) object(s) changed in the store since they were read; "
+                                + "refresh them or set a merge policy on the context.",
+                             context: ErrorContext(storeURL: url), objectIDs: conflicts)
+        }
+        for record in changes.inserted {
+            let id = record.objectID
+            if staged[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
+                stagedCount += 1
+            }
+            if id.referenceKey >= nextReferenceKey { nextReferenceKey = id.referenceKey + 1 }
+        }
+        var newMetadata = metadata
+        newMetadata.modelVersionHashes = modelVersionHashes()
+        let ordered = staged.keys.sorted().flatMap { name in
+            staged[name]!.values.sorted { $0.objectID.referenceKey < $1.objectID.referenceKey }
+        }
+        let write = try prepareWrite(records: ordered, metadata: newMetadata)
+        return StagedAtomicSave(write: write) { [self] in
+            tables = staged
+            recordCount = stagedCount
+            metadata = newMetadata
+        }
+    }
+
+    static func sendable(_ value: Any?) -> (any Sendable)? {
+        value.map(assumeSendable)
+    }
+
+    /// The view of a record that predicates evaluate against: relationships resolve to other records of the store.
+    struct RecordView: PredicateEvaluable {
+        let record: StoreRecord
+        unowned let store: AtomicStore
+
+        func predicateValue(forKey key: String) throws -> Any? {
+            guard let entity = store.model.entitiesByName[record.objectID.entityName],
+                let property = entity.propertiesByName[key]
+            else {
+                throw unknownKeyError(key, entityName: record.objectID.entityName)
+            }
+            guard let relationship = property as? RelationshipDescription else { return record.values[key] }
+            if relationship.isToMany {
+                let ids = record.values[key] as? [ManagedObjectID] ?? []
+                return ids.compactMap { id in store.cacheNode(for: id).map { RecordView(record: $0, store: store) } }
+            }
+            guard let id = record.values[key] as? ManagedObjectID, let target = store.cacheNode(for: id) else {
+                return nil
+            }
+            return RecordView(record: target, store: store)
+        }
+
+        var predicateIdentity: (any Hashable & Sendable)? { record.objectID }
+    }
+}
+
+/// An atomic store's prepared save: the file write plus swapping in the staged records on commit.
+private struct StagedAtomicSave: PreparedSave {
+    let write: any PreparedSave
+    let apply: () -> Void
+
+    func commit() throws {
+        try write.commit()
+        apply()
+    }
+
+    func abort() { write.abort() }
+}
+
+extension StoreFetchResult {
+    /// Whether `lhs` sorts before `rhs` by the keys, then by object ID.
+    static func precedes(_ lhs: StoreFetchResult, _ rhs: StoreFetchResult, by keys: [SortKey]) -> Bool {
+        for (index, key) in keys.enumerated() {
+            switch key.compare(lhs.sortValues[index], rhs.sortValues[index]) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        return lhs.objectID < rhs.objectID
+    }
+}
+
+/// The store that keeps its objects in memory only (Core Data's `NSInMemoryStoreType`).
+public final class InMemoryStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+    public override class var storeType: PersistentStoreType { .inMemory }
+}

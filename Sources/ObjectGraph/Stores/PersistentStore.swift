@@ -1,0 +1,142 @@
+import Foundation
+
+/// A persistent store: one file (or memory area) of objects, attached to a coordinator.
+///
+/// Stores come in two families, as in Core Data: ``AtomicStore`` (the whole graph is loaded and written as one
+/// unit; the in-memory, XML and binary stores and custom formats) and ``IncrementalStore`` (the store executes
+/// fetches and saves itself; the SQLite store). The coordinator calls a store only while holding its own lock,
+/// so a store needs no locking of its own and never sees two requests at once.
+///
+/// Subclasses override the request methods; the defaults throw ``StoreError/Code/unsupportedRequest``.
+open class PersistentStore: @unchecked Sendable {  // used only under its coordinator's lock
+    /// The store's type.
+    public let type: PersistentStoreType
+    /// The configuration whose entities the store holds; `nil` holds every entity.
+    public let configurationName: String?
+    /// The store's location; `nil` for stores that live only in memory.
+    public internal(set) var url: URL?
+    /// The options the store was added with.
+    public let options: PersistentStoreOptions
+    /// The model of the coordinator the store belongs to.
+    public let model: ManagedObjectModel
+    /// The store's metadata, with its UUID and the model's version hashes.
+    public var metadata: StoreMetadata
+    /// Whether saves that change the store's objects are refused.
+    public internal(set) var isReadOnly: Bool
+
+    /// The store's identifier: the UUID kept in its metadata.
+    public var identifier: String { metadata.storeUUID ?? "" }
+
+    /// Creates a store. Subclasses do no I/O here: ``loadMetadata()`` and ``load()`` follow.
+    ///
+    /// - Parameters:
+    ///   - model: the coordinator's (frozen) model.
+    ///   - configurationName: the configuration whose entities the store holds.
+    ///   - url: the store's file, if it has one.
+    ///   - options: the options given to `addPersistentStore`.
+    public required init(model: ManagedObjectModel, configurationName: String?, url: URL?,
+                         options: PersistentStoreOptions) throws {
+        self.type = Self.storeType
+        self.model = model
+        self.configurationName = configurationName
+        self.url = url
+        self.options = options
+        self.isReadOnly = options.flag(.readOnly)
+        self.metadata = StoreMetadata()
+    }
+
+    /// The type the store class registers as; subclasses override it.
+    open class var storeType: PersistentStoreType { .inMemory }
+
+    /// Reads the store's metadata (its UUID and the model hashes); a new store makes fresh metadata.
+    ///
+    /// The default makes fresh metadata with a new UUID.
+    open func loadMetadata() throws {
+        metadata = freshMetadata()
+    }
+
+    /// Metadata for a new store: a new UUID, the store type and this model's version hashes.
+    public func freshMetadata() -> StoreMetadata {
+        var metadata = StoreMetadata()
+        metadata.storeUUID = UUID().uuidString
+        metadata.storeType = type.rawValue
+        metadata.modelVersionHashes = modelVersionHashes()
+        return metadata
+    }
+
+    /// The version hashes of the entities the store's configuration holds.
+    public func modelVersionHashes() -> [String: Data] {
+        let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
+        return Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.versionHash) })
+    }
+
+    /// Loads the store's contents. Called once, after ``loadMetadata()``, when the store is added.
+    open func load() throws {}
+
+    /// Called after the coordinator removed the store; release files and memory here.
+    open func didRemove() {}
+
+    /// Whether the store's configuration holds the entity.
+    public func holds(entityNamed name: String) -> Bool {
+        model.configuration(configurationName, contains: name)
+    }
+
+    // MARK: Requests
+
+    /// The objects matching a request, sorted by its sort keys and then by object ID, at most `limit` of them.
+    open func fetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
+        throw unsupported("fetch")
+    }
+
+    /// How many objects match a request (ignoring its limit).
+    open func count(_ request: StoreFetchRequest) throws -> Int {
+        try fetch(StoreFetchRequest(entity: request.entity, entityNames: request.entityNames,
+                                    predicate: request.predicate, sortKeys: [], limit: 0, includesValues: false)).count
+    }
+
+    /// The record of one object, or `nil` if the store does not hold it (any more).
+    open func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        throw unsupported("record lookup")
+    }
+
+    /// New, unused reference keys for objects of an entity (the `N` of `pN` in URIs).
+    open func newReferenceKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
+        throw unsupported("new object IDs")
+    }
+
+    /// The first phase of a save: checks versions, writes everything, makes nothing visible yet.
+    ///
+    /// - Throws: ``StoreError/Code/mergeConflict`` listing the objects whose stored version differs from the one
+    ///   in `changes`; the store is then unchanged.
+    open func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        throw unsupported("save")
+    }
+
+    /// Every record in the store (used by migration).
+    open func allRecords() throws -> [StoreRecord] {
+        throw unsupported("listing all records")
+    }
+
+    /// Makes metadata changes durable; the default does nothing (atomic stores write metadata with the next save).
+    open func saveMetadata() throws {}
+
+    /// An error for a request kind the store does not support.
+    public func unsupported(_ what: String) -> StoreError {
+        StoreError(code: .unsupportedRequest, message: "Stores of type \(type) do not support \(what).",
+                   context: ErrorContext(storeURL: url))
+    }
+
+    /// Makes an object ID for an object of this store.
+    public func objectID(forEntityName entityName: String, referenceKey: Int64) -> ManagedObjectID {
+        ManagedObjectID(entityName: entityName, storeIdentifier: identifier, referenceKey: referenceKey)
+    }
+}
+
+/// The family of stores that execute requests themselves, such as the SQLite store (Core Data's
+/// `NSIncrementalStore`).
+///
+/// Subclasses override ``PersistentStore/loadMetadata()``, ``PersistentStore/load()``,
+/// ``PersistentStore/fetch(_:)``, ``PersistentStore/count(_:)``, ``PersistentStore/record(for:)``,
+/// ``PersistentStore/newReferenceKeys(forEntityName:count:)``, ``PersistentStore/prepareSave(_:)`` and
+/// ``PersistentStore/allRecords()``.
+open class IncrementalStore: PersistentStore, @unchecked Sendable {}  // used only under its coordinator's lock
