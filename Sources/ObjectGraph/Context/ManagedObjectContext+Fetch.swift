@@ -9,8 +9,8 @@ extension ManagedObjectContext {
     ///   variable, an unknown key); store errors.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         let entity = try entity(named: request.entityName)
-        processPendingChanges()
         checkStores()
+        processPendingChanges()
         let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
         guard request.includesPendingChanges, hasPendingChanges else {
             let results = try persistentStoreCoordinator.fetch(
@@ -30,8 +30,8 @@ extension ManagedObjectContext {
     /// How many objects a request would return (its offset and limit applied).
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try entity(named: request.entityName)
-        processPendingChanges()
         checkStores()
+        processPendingChanges()
         guard request.includesPendingChanges, hasPendingChanges else {
             let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
             let total = try persistentStoreCoordinator.count(entity: entity, entityNames: names,

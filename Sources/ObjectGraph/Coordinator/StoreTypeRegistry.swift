@@ -6,7 +6,7 @@ final class StoreTypeRegistry: @unchecked Sendable {  // guarded by lock
     static let shared = StoreTypeRegistry()
 
     private let lock = NSLock()
-    private var classes: [PersistentStoreType: PersistentStore.Type] = [.inMemory: InMemoryStore.self]
+    private var classes: [PersistentStoreType: PersistentStore.Type] = [.inMemory: InMemoryStore.self, .binary: BinaryStore.self]
 
     func register(_ storeClass: PersistentStore.Type, for type: PersistentStoreType) {
         lock.lock()

@@ -112,7 +112,9 @@ struct StoreKind: CustomStringConvertible, Sendable {
     let fileExtension: String
     var description: String { type.rawValue }
 
-    static let all: [StoreKind] = [StoreKind(type: .inMemory, fileExtension: "mem")]
+    static let all: [StoreKind] = [
+        StoreKind(type: .inMemory, fileExtension: "mem"), StoreKind(type: .binary, fileExtension: "bin"),
+    ]
 }
 
 /// A coordinator with one or more stores of a kind, in a temporary folder.

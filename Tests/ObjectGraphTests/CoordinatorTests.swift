@@ -1,0 +1,299 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+/// A custom atomic store for tests: read-only, its objects given in code (the atomic-store API in use).
+final class FixedStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+    override class var storeType: PersistentStoreType { "Fixed" }
+
+    override func load() throws {
+        let ids = (1...3).map { objectID(forEntityName: "Session", referenceKey: Int64($0)) }
+        addCacheNodes(ids.enumerated().map { index, id in
+            StoreRecord(objectID: id, values: ["guid": "fixed-\(index)", "title": "Fixed \(index)", "duration": 30])
+        })
+    }
+}
+
+@Suite("Coordinator")
+struct CoordinatorTests {
+    init() {
+        PersistentStoreCoordinator.registerStoreClass(FixedStore.self, forStoreType: "Fixed")
+    }
+
+    func titles(_ objects: [ManagedObject]) -> [String] {
+        objects.map { $0.value(forKey: "title") as? String ?? "?" }
+    }
+
+    @Test func fetchAcrossStoresSortsTheUnionThenPages() throws {
+        let fixture = Fixture()
+        let first = try fixture.addStore("a")
+        let second = try fixture.addStore("b")
+        let context = fixture.context()
+        for (title, store) in [("C", first), ("A", second), ("B", first), ("D", second), ("B", second)] {
+            let session = context.makeSession(UUID().uuidString, title: title)
+            try context.assign(session, to: store)
+        }
+        try context.save()
+        let other = fixture.context()
+        let request = FetchRequest(entityName: "Session")
+        request.sortKeys = [SortKey("title")]
+        let all = try other.fetch(request)
+        #expect(titles(all) == ["A", "B", "B", "C", "D"])
+        #expect(all[1].objectID.storeIdentifier == first.identifier)
+        #expect(all[2].objectID.storeIdentifier == second.identifier)
+        request.fetchOffset = 1
+        request.fetchLimit = 3
+        #expect(titles(try other.fetch(request)) == ["B", "B", "C"])
+        #expect(try other.count(for: request) == 3)
+        request.affectedStores = [second]
+        request.fetchOffset = 0
+        request.fetchLimit = 0
+        #expect(titles(try other.fetch(request)) == ["A", "B", "D"])
+        request.sortKeys = [SortKey("title", ascending: false)]
+        request.affectedStores = nil
+        #expect(titles(try other.fetch(request)) == ["D", "C", "B", "B", "A"])
+    }
+
+    @Test func routingPrefersTheAssignedStore() throws {
+        let fixture = Fixture()
+        let schedule = try fixture.addStore("schedule", configuration: "Schedule")
+        let personal = try fixture.addStore("personal", configuration: "Personal")
+        let context = fixture.context()
+        let session = context.makeSession("mine")
+        try context.assign(session, to: personal)
+        try context.save()
+        #expect(session.objectID.storeIdentifier == personal.identifier)
+        let other = context.makeSession("theirs")
+        try context.save()
+        #expect(other.objectID.storeIdentifier == schedule.identifier)
+    }
+
+    @Test func routingUsesTheOnlyStoreThatHoldsTheEntity() throws {
+        let fixture = Fixture()
+        try fixture.addStore("schedule", configuration: "Schedule")
+        let personal = try fixture.addStore("personal", configuration: "Personal")
+        let context = fixture.context()
+        let favorite = context.insertNewObject(forEntityName: "Favorite")
+        favorite.setValue("g1", forKey: "sessionGUID")
+        try context.save()
+        #expect(favorite.objectID.storeIdentifier == personal.identifier)
+    }
+
+    @Test func strictRoutingRefusesAmbiguousSaves() throws {
+        let fixture = Fixture()
+        try fixture.addStore("schedule", configuration: "Schedule")
+        try fixture.addStore("personal", configuration: "Personal")
+        fixture.coordinator.usesStrictRouting = true
+        let context = fixture.context()
+        context.makeSession("x")
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .ambiguousStore)
+        #expect(error.candidates.count == 2)
+        #expect(context.hasChanges)
+    }
+
+    @Test func savingAnEntityNoStoreHoldsFails() throws {
+        let fixture = Fixture()
+        try fixture.addStore("schedule", configuration: "Schedule")
+        let context = fixture.context()
+        let favorite = context.insertNewObject(forEntityName: "Favorite")
+        favorite.setValue("g1", forKey: "sessionGUID")
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .noStoreForEntity)
+        #expect(error.context.entityName == "Favorite")
+        #expect(favorite.isInserted)
+    }
+
+    @Test func assigningToAStoreThatCannotHoldTheObjectFails() throws {
+        let fixture = Fixture()
+        let schedule = try fixture.addStore("schedule", configuration: "Schedule")
+        let fixed = try fixture.coordinator.addPersistentStore(type: "Fixed", at: fixture.folder.file("fixed"),
+                                                               options: [.readOnly: true])
+        let context = fixture.context()
+        let favorite = context.insertNewObject(forEntityName: "Favorite")
+        #expect(throws: StoreError(code: .entityNotInConfiguration, message: "")) {
+            try context.assign(favorite, to: schedule)
+        }
+        let session = context.makeSession("s")
+        #expect(throws: StoreError(code: .readOnlyStore, message: "")) { try context.assign(session, to: fixed) }
+    }
+
+    @Test func readOnlyStoresRefuseChangesBeforeAnythingIsWritten() throws {
+        let fixture = Fixture()
+        let writable = try fixture.addStore("writable", configuration: "Personal")
+        let fixed = try fixture.coordinator.addPersistentStore(type: "Fixed", configurationName: "Schedule",
+                                                               at: fixture.folder.file("fixed"), options: [.readOnly: true])
+        let context = fixture.context()
+        let request = FetchRequest(entityName: "Session")
+        request.affectedStores = [fixed]
+        request.sortKeys = [SortKey("guid")]
+        let fixedSessions = try context.fetch(request)
+        #expect(fixedSessions.count == 3)
+        fixedSessions[0].setValue("Changed", forKey: "title")
+        let mine = context.makeSession("mine")
+        try context.assign(mine, to: writable)
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .readOnlyStore)
+        #expect(error.objectIDs == [fixedSessions[0].objectID])
+        let fresh = fixture.context()
+        #expect(try fresh.count(for: FetchRequest(entityName: "Session")) == 3)
+        #expect(try fresh.existingObject(with: fixedSessions[0].objectID).value(forKey: "title") as? String == "Fixed 0")
+        #expect(context.hasChanges)
+    }
+
+    @Test func removingAStoreInvalidatesItsObjects() throws {
+        let fixture = Fixture()
+        let store = try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        try context.save()
+        var invalidated: Set<ManagedObject> = []
+        context.addObserver { event in
+            if case .objectsDidChange(let change) = event { invalidated.formUnion(change.invalidated) }
+        }
+        try fixture.coordinator.remove(store)
+        #expect(fixture.coordinator.persistentStores.isEmpty)
+        #expect(try context.all("Session").isEmpty)
+        #expect(session.isInvalid)
+        #expect(invalidated == [session])
+        #expect(throws: StoreError(code: .storeNotFound, message: "")) { try fixture.coordinator.remove(store) }
+    }
+
+    @Test func addingTheSameURLTwiceFails() throws {
+        let fixture = Fixture()
+        try fixture.addStore("same")
+        #expect(throws: StoreError(code: .storeAlreadyAdded, message: "")) { try fixture.addStore("same") }
+        #expect(throws: StoreError(code: .unknownStoreType, message: "")) {
+            try fixture.coordinator.addPersistentStore(type: "NoSuchType", at: fixture.folder.file("x"))
+        }
+        #expect(throws: StoreError(code: .unknownConfiguration, message: "")) {
+            try fixture.addStore("other", configuration: "NoSuchConfiguration")
+        }
+        #expect(fixture.coordinator.persistentStores.count == 1)
+    }
+
+    @Test func migrationCopiesEveryObjectToANewStore() throws {
+        let fixture = Fixture()
+        let old = try fixture.addStore("old")
+        let context = fixture.context()
+        let room = context.insertNewObject(forEntityName: "Room")
+        room.setValue("Saal 1", forKey: "name")
+        let session = context.makeSession("a")
+        session.setValue(room, forKey: "room")
+        try context.save()
+        let oldID = session.objectID
+        let newURL = fixture.folder.file("new.mem")
+        let new = try fixture.coordinator.migratePersistentStore(old, to: newURL, type: .inMemory)
+        #expect(new.identifier != old.identifier)
+        #expect(fixture.coordinator.persistentStores.map(\.identifier) == [new.identifier])
+        #expect(fixture.coordinator.persistentStore(for: newURL) === new)
+        let fresh = fixture.context()
+        let sessions = try fresh.all("Session")
+        #expect(sessions.count == 1)
+        #expect((sessions[0].value(forKey: "room") as? ManagedObject)?.value(forKey: "name") as? String == "Saal 1")
+        #expect(fixture.coordinator.managedObjectID(forURIRepresentation: oldID.uriRepresentation()) == nil)
+    }
+
+    @Test func incompatibleModelIsRefusedUnlessAllowed() throws {
+        let fixture = Fixture()
+        let store = try fixture.addStore()
+        var metadata = fixture.coordinator.metadata(for: store)
+        #expect(metadata.modelVersionHashes?["Session"] == fixture.model.entitiesByName["Session"]!.versionHash)
+        metadata.modelVersionHashes = ["Session": Data([1, 2, 3])]
+        #expect(!fixture.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
+
+    @Test func optimisticLockingDetectsConcurrentChanges() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let setup = fixture.context()
+        setup.makeSession("a", title: "Original")
+        try setup.save()
+        let first = fixture.context(), second = fixture.context()
+        let one = try first.all("Session")[0], two = try second.all("Session")[0]
+        one.setValue("First", forKey: "title")
+        two.setValue("Second", forKey: "title")
+        try first.save()
+        let error = try #require(throws: StoreError.self) { try second.save() }
+        #expect(error.code == .mergeConflict)
+        #expect(error.objectIDs == [two.objectID])
+        #expect(two.value(forKey: "title") as? String == "Second")
+
+        second.mergePolicy = .inMemoryWins
+        try second.save()
+        #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "Second")
+
+        one.setValue("Lost", forKey: "title")
+        first.mergePolicy = .storeWins
+        try first.save()
+        #expect(one.value(forKey: "title") as? String == "Second")
+        #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "Second")
+    }
+
+    @Test func didSaveEventsMergeIntoAnotherContext() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let writer = fixture.context(), reader = fixture.context()
+        let session = writer.makeSession("a", title: "v1")
+        let doomed = writer.makeSession("b")
+        try writer.save()
+        let readerCopy = try reader.existingObject(with: session.objectID)
+        let readerDoomed = try reader.existingObject(with: doomed.objectID)
+        var saved: [ContextDidSave] = []
+        writer.addObserver { event in if case .didSave(let info) = event { saved.append(info) } }
+        session.setValue("v2", forKey: "title")
+        writer.delete(doomed)
+        try writer.save()
+        #expect(saved.count == 1)
+        #expect(saved[0].updatedObjectIDs == [session.objectID])
+        #expect(saved[0].deletedObjectIDs == [doomed.objectID])
+        #expect(readerCopy.value(forKey: "title") as? String == "v1")
+        reader.mergeChanges(fromContextDidSave: saved[0])
+        #expect(readerCopy.value(forKey: "title") as? String == "v2")
+        #expect(readerDoomed.isInvalid)
+        #expect(reader.registeredObject(for: doomed.objectID) == nil)
+    }
+
+    @Test func objectsDidChangeReportsInsertsAndUpdates() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        var events: [ObjectsDidChange] = []
+        context.addObserver { event in if case .objectsDidChange(let change) = event { events.append(change) } }
+        let session = context.makeSession("a")
+        context.processPendingChanges()
+        #expect(events.count == 1)
+        #expect(events[0].inserted == [session])
+        try context.save()
+        session.setValue("Changed", forKey: "title")
+        context.processPendingChanges()
+        #expect(events.last?.updated == [session])
+    }
+
+    @Test func refreshDiscardsOrMergesChanges() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a", title: "Saved")
+        try context.save()
+        session.setValue("Unsaved", forKey: "title")
+        context.refresh(session, mergeChanges: false)
+        #expect(session.isFault)
+        #expect(session.value(forKey: "title") as? String == "Saved")
+        #expect(!session.isFault)
+        session.setValue("Mine", forKey: "title")
+        context.refresh(session, mergeChanges: true)
+        #expect(session.value(forKey: "title") as? String == "Mine")
+        #expect(session.isUpdated)
+    }
+
+    @Test func storeMetadataCanBeReadAndWritten() throws {
+        let fixture = Fixture()
+        let store = try fixture.addStore()
+        var metadata = fixture.coordinator.metadata(for: store)
+        metadata["Custom"] = "value"
+        try fixture.coordinator.setMetadata(metadata, for: store)
+        #expect(fixture.coordinator.metadata(for: store)["Custom"] as? String == "value")
+        #expect(fixture.coordinator.metadata(for: store).storeUUID == store.identifier)
+    }
+}
