@@ -1,0 +1,43 @@
+import CSQLite
+
+/// An error reported by SQLite, with the statement that failed.
+///
+/// Internal: the store converts it to the public store error at the module's edge. Bound values are never part
+/// of it (statements carry `?` placeholders, never values).
+struct SQLiteError: Error, CustomStringConvertible {
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, `SQLITE_NOTADB`, …).
+    var resultCode: Int32
+    /// The extended result code (`SQLITE_CONSTRAINT_UNIQUE`, …); equals `resultCode` when there is none.
+    var extendedResultCode: Int32
+    /// `sqlite3_errmsg`, or the description of the code when there is no connection.
+    var message: String
+    /// The SQL being prepared or run, if any.
+    var sql: String?
+
+    init(resultCode: Int32, extendedResultCode: Int32? = nil, message: String? = nil, sql: String? = nil) {
+        self.resultCode = resultCode & 0xFF
+        self.extendedResultCode = extendedResultCode ?? resultCode
+        self.message = message ?? String(cString: sqlite3_errstr(resultCode))
+        self.sql = sql
+    }
+
+    /// The error the connection `db` last reported.
+    init(connection db: OpaquePointer?, sql: String? = nil) {
+        let code = db.map { sqlite3_extended_errcode($0) } ?? SQLITE_ERROR
+        let message = db.map { String(cString: sqlite3_errmsg($0)) }
+        self.init(resultCode: code, extendedResultCode: code, message: message, sql: sql)
+    }
+
+    /// Whether the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).
+    var isNotADatabaseOrCorrupt: Bool {
+        resultCode == SQLITE_NOTADB || resultCode == SQLITE_CORRUPT
+    }
+
+    var description: String {
+        var text = "SQLite error \(resultCode)"
+        if extendedResultCode != resultCode { text += " (extended \(extendedResultCode))" }
+        text += ": \(message)"
+        if let sql { text += " — while executing `\(sql)`" }
+        return text
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import SafeXML
+import Testing
+
+@Suite struct XMLPullParserTests {
+    @Test func readsElementsAttributesAndText() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <root a="1" b="two &amp; &lt;three&gt; &#x41;&#66;">
+              <child>hello &amp; goodbye &#x41;</child>
+              <empty x="y"/>
+            </root>
+            """
+        let result = try events(of: xml)
+        #expect(
+            result == [
+                .start("root", [("a", "1"), ("b", "two & <three> AB")], line: 2),
+                .text("\n  "),
+                .start("child", line: 3),
+                .text("hello & goodbye A"),
+                .end("child"),
+                .text("\n  "),
+                .start("empty", [("x", "y")], line: 4, isEmpty: true),
+                .end("empty"),
+                .text("\n"),
+                .end("root"),
+            ]
+        )
+    }
+
+    @Test func lineNumbersStayExactPastSixteenBits() throws {
+        let xml = "<r>" + String(repeating: "\n", count: 70_000) + "<a>\n  <b>x</b><c/></a>\n<d>y</d></r>"
+        let lines = try events(of: xml).compactMap { event -> Int? in
+            if case .startElement(let start) = event { return start.line }
+            return nil
+        }
+        #expect(lines.prefix(3) == [1, 70_001, 70_002])
+        #expect(lines.last == 70_003)
+    }
+
+    @Test func errorLinesStayExactPastSixteenBits() {
+        let xml = "<r>" + String(repeating: "\n", count: 70_000) + "<a></b></r>"
+        #expect(xmlError { () throws(XMLError) in _ = try events(of: xml) }?.line == 70_001)
+    }
+
+    @Test func attributeSubscriptFindsByName() throws {
+        var parser = try XMLPullParser(data: Data(#"<object type="Note" id="z102"/>"#.utf8))
+        guard case .startElement(let start) = try parser.next() else {
+            Issue.record("expected a start element")
+            return
+        }
+        #expect(start[attribute: "type"] == "Note")
+        #expect(start[attribute: "id"] == "z102")
+        #expect(start[attribute: "missing"] == nil)
+    }
+
+    @Test func coalescesTextCDATAAndSkipsCommentsAndProcessingInstructions() throws {
+        let xml = "<a>one<![CDATA[ <two> & ]]><!-- comment -->three<?pi data?>four</a><!-- after -->"
+        let result = try events(of: xml)
+        #expect(result == [.start("a", line: 1), .text("one <two> & threefour"), .end("a")])
+    }
+
+    @Test func emptyElementProducesStartAndEnd() throws {
+        #expect(try events(of: "<a/>") == [.start("a", line: 1, isEmpty: true), .end("a")])
+        #expect(try events(of: "<a></a>") == [.start("a", line: 1), .end("a")])
+    }
+
+    @Test func readTextReturnsTheWholeContentAndConsumesTheEndTag() throws {
+        var parser = try XMLPullParser(data: Data("<r><a>x<b>y</b>z</a><c/><d>  </d></r>".utf8))
+        _ = try parser.next()  // r
+        _ = try parser.next()  // a
+        #expect(try parser.readText() == "xyz")
+        _ = try parser.next()  // c
+        #expect(try parser.readText() == "")
+        _ = try parser.next()  // d
+        #expect(try parser.readText() == "  ")
+        #expect(try parser.next() == .end("r"))
+        #expect(try parser.next() == nil)
+        #expect(try parser.next() == nil)
+    }
+
+    @Test func skipElementSkipsTheSubtree() throws {
+        var parser = try XMLPullParser(data: Data("<r><a><b/>t</a><c/></r>".utf8))
+        _ = try parser.next()
+        _ = try parser.next()
+        try parser.skipElement()
+        #expect(try parser.next() == .start("c", line: 1, isEmpty: true))
+    }
+
+    @Test func preservesUnicodeAndNamespacePrefixes() throws {
+        let xml = #"<x:r xmlns:x="urn:x" x:k="é😀"><x:c>Grüße 😀</x:c></x:r>"#
+        let result = try events(of: xml)
+        #expect(
+            result == [
+                .start("x:r", [("xmlns:x", "urn:x"), ("x:k", "é😀")], line: 1),
+                .start("x:c", line: 1),
+                .text("Grüße 😀"),
+                .end("x:c"),
+                .end("x:r"),
+            ]
+        )
+    }
+
+    @Test func readsUTF16WithByteOrderMark() throws {
+        var data = Data([0xFF, 0xFE])
+        data.append("<a>ü</a>".data(using: .utf16LittleEndian)!)
+        #expect(try events(of: data) == [.start("a", line: 1), .text("ü"), .end("a")])
+    }
+
+    @Test func acceptsDoctypeWithSystemIdentifierOnly() throws {
+        let xml = """
+            <?xml version="1.0" standalone="yes"?>
+            <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
+
+            <database><x>1</x></database>
+            """
+        let result = try events(of: xml)
+        #expect(result == [.start("database", line: 4), .start("x", line: 4), .text("1"), .end("x"), .end("database")])
+    }
+
+    @Test func readsFromAFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("safexml-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("<a>\(String(repeating: "x", count: 100_000))</a>".utf8).write(to: url)
+        var parser = try XMLPullParser(contentsOfFile: url.path)
+        _ = try parser.next()
+        #expect(try parser.readText().count == 100_000)
+    }
+
+    @Test func missingFileThrowsIO() {
+        let error = xmlError { () throws(XMLError) in _ = try XMLPullParser(contentsOfFile: "/nonexistent/x.xml") }
+        #expect(error?.code == .io)
+        #expect(error?.fileName == "/nonexistent/x.xml")
+    }
+
+    @Test(
+        .enabled(if: sharedFixturesDirectory() != nil, "needs the shared fixtures folder (../shared or /work/shared)"))
+    func readsTheCoreDataXMLStoreFixture() throws {
+        let shared = try #require(sharedFixturesDirectory())
+        let url = shared.appendingPathComponent("coredata/CoreDataDemo-xcmapping-xml-store.xml")
+        var parser = try XMLPullParser(contentsOfFile: url.path)
+        var objects = 0
+        var attributes = 0
+        var root: String?
+        while let event = try parser.next() {
+            guard case .startElement(let start) = event else { continue }
+            if root == nil { root = start.name }
+            if start.name == "object" {
+                objects += 1
+                #expect(start[attribute: "type"] != nil)
+                #expect(start[attribute: "id"] != nil)
+            }
+            if start.name == "attribute" {
+                attributes += 1
+                _ = try parser.readText()
+            }
+        }
+        #expect(root == "database")
+        #expect(objects > 10)
+        #expect(attributes > 10)
+    }
+}
