@@ -19,9 +19,13 @@ let package = Package(
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
         .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite"]),
 
+        // The daemon.
+        .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph"]),
+
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
         .testTarget(name: "ObjectGraphSQLiteTests", dependencies: ["ObjectGraphSQLite", "CSQLite"]),
+        .testTarget(name: "AlmanacDaemonTests", dependencies: ["AlmanacDaemon"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,39 @@
+import AlmanacDaemon
+import Foundation
+import Glibc
+import Testing
+
+@Suite("systemd notifications")
+struct SystemdNotifierTests {
+    @Test func readyReachesANotifySocket() throws {
+        let path = "/tmp/og-notify-\(UUID().uuidString.prefix(8)).sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0)
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "2000000"])
+        #expect(notifier.watchdogInterval == .seconds(2))
+        notifier.ready(status: "serving 2 stores, 10 sessions")
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        #expect(count > 0)
+        let message = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+        #expect(message.contains("READY=1"))
+        #expect(message.contains("STATUS=serving 2 stores, 10 sessions"))
+    }
+
+    @Test func withoutNotifySocketNothingIsSent() {
+        let notifier = SystemdNotifier(environment: [:])
+        #expect(!notifier.send("READY=1"))
+        #expect(notifier.watchdogInterval == nil)
+    }
+}
