@@ -50,7 +50,7 @@ enum TestModel {
         processID.minimumValue = 0
         let run = EntityDescription(name: "Run", properties: [
             AttributeDescription(name: "date", type: .date, isOptional: false), processID,
-        ], managedObjectClassName: "Run")
+        ], managedObjectClassName: "TestRun")
         let favorite = EntityDescription(name: "Favorite", properties: [
             AttributeDescription(name: "sessionGUID", type: .string, isOptional: false),
         ])
@@ -62,7 +62,7 @@ enum TestModel {
         let template = FetchRequest(entityName: "Session")
         template.predicate = try? ObjectPredicate(format: "room.name == $ROOM")
         model.setFetchRequestTemplate(template, forName: "SessionsInRoom")
-        ManagedObjectClassRegistry.register(Run.self, forClassName: "Run")
+        ManagedObjectClassRegistry.register(Run.self, forClassName: "TestRun")
         return model
     }
 }

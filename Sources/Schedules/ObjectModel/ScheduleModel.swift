@@ -1,0 +1,142 @@
+import Foundation
+import ObjectGraph
+
+/// The schedule model: what the daemon stores and clients query. Entity and property names are fixed.
+///
+/// The same model is kept as an Xcode model file in `Data/Schedule.xcdatamodeld`; a test checks that the two agree.
+/// Configurations: `Schedule` (the schedule entities, one store per schedule file) and `Personal` (favourites,
+/// reminders, notes, runs and personal sessions, in the daemon's own store).
+public enum ScheduleModel {
+    /// Builds a new (unfrozen) copy of the model.
+    public static func make() -> ManagedObjectModel {
+        registerClasses()
+        let conference = entity("Conference", [
+            string("acronym", optional: false), string("title"), string("timeZone"), date("start"), date("end"),
+            string("version"), string("source"),
+            toMany("days", "Day", inverse: "conference", rule: .cascade, ordered: true),
+            toMany("sessions", "Session", inverse: "conference", rule: .cascade),
+        ])
+        let day = entity("Day", [
+            int("index", .integer16), string("date"), date("start"), date("end"),
+            toOne("conference", "Conference", inverse: "days"),
+            toMany("sessions", "Session", inverse: "day"),
+        ])
+        let room = entity("Room", [string("name", optional: false), toMany("sessions", "Session", inverse: "room")])
+        let track = entity("Track", [string("name", optional: false), toMany("sessions", "Session", inverse: "track")])
+        let person = entity("Person", [
+            string("name", optional: false), string("guid"),
+            toMany("sessions", "Session", inverse: "persons"),
+        ])
+        let duration = int("duration", .integer32)
+        duration.minimumValue = 0
+        let status = string("status", defaultValue: "confirmed")
+        status.regularExpression = "confirmed|cancelled"
+        let session = entity("Session", [
+            string("guid", optional: false), string("code"), string("eventID"), string("title", optional: false),
+            string("subtitle"), string("abstract"), string("details"), date("start"), date("end"), duration,
+            string("language"), string("type"), string("url"), status,
+            toOne("conference", "Conference", inverse: "sessions"),
+            toOne("day", "Day", inverse: "sessions"),
+            toOne("room", "Room", inverse: "sessions"),
+            toOne("track", "Track", inverse: "sessions"),
+            toMany("persons", "Person", inverse: "sessions", ordered: true),
+        ])
+        for name in ["guid", "start", "title"] { session.attributesByName[name]?.isIndexed = true }
+        let favorite = entity("Favorite", [
+            string("conferenceAcronym", optional: false), string("sessionGUID", optional: false),
+            date("createdAt"), string("note"),
+        ], className: "Favorite")
+        let minutes = int("minutesBefore", .integer32, defaultValue: 10)
+        minutes.minimumValue = 0
+        let reminder = entity("Reminder", [
+            string("conferenceAcronym", optional: false), string("sessionGUID", optional: false), minutes,
+        ])
+        let note = entity("Note", [
+            string("conferenceAcronym"), string("sessionGUID"), string("text", optional: false), date("createdAt"),
+        ], className: "Note")
+        let processID = int("processID", .integer32, optional: false, defaultValue: -1)
+        processID.minimumValue = 0
+        let run = entity("Run", [date("date", optional: false), processID], className: "Run")
+
+        let model = ManagedObjectModel(entities: [conference, day, room, track, person, session, favorite, reminder,
+                                                  note, run])
+        model.setEntities([conference, day, room, track, person, session], forConfigurationName: "Schedule")
+        model.setEntities([favorite, reminder, note, run, session], forConfigurationName: "Personal")
+        model.localizationDictionary = [
+            "Property/processID/Entity/Run": "Process ID",
+            "Property/date/Entity/Run": "Date",
+            "Property/sessionGUID": "Session",
+            "Property/conferenceAcronym": "Conference",
+            "Property/minutesBefore/Entity/Reminder": "Minutes before",
+        ]
+        model.versionIdentifiers = ["1"]
+        for (name, template) in templates() { model.setFetchRequestTemplate(template, forName: name) }
+        return model
+    }
+
+    /// The fetch request templates by name.
+    static func templates() -> [(String, FetchRequestTemplate)] {
+        let sessionsByStart = [SortKey("start"), SortKey("room.name", comparison: .localizedStandard)]
+        let search = ["title", "subtitle", "abstract", "track.name", "room.name"]
+            .map { "\($0) CONTAINS[cd] $TEXT" }.joined(separator: " OR ") + " OR ANY persons.name CONTAINS[cd] $TEXT"
+        let definitions: [(String, String, String, [SortKey])] = [
+            ("SessionsOnDay", "Session", "day.date == $DAY", sessionsByStart),
+            ("SessionsInRoom", "Session", "room.name == $ROOM", [SortKey("start")]),
+            ("SessionsAt", "Session", "start <= $NOW AND end > $NOW", sessionsByStart),
+            ("SessionsBetween", "Session", "start < $END AND end > $START", sessionsByStart),
+            ("FavoritesOfConference", "Favorite", "conferenceAcronym == $ACRONYM", [SortKey("createdAt")]),
+            ("SearchSessions", "Session", search, sessionsByStart),
+        ]
+        return definitions.map { name, entity, format, sort in
+            let predicate: ObjectPredicate
+            do {
+                predicate = try ObjectPredicate(format: format, argumentArray: [])
+            } catch {
+                preconditionFailure("the schedule model's template \(name) does not parse: \(error)")
+            }
+            return (name, FetchRequestTemplate(entityName: entity, predicate: predicate, sortKeys: sort))
+        }
+    }
+
+    /// Registers the classes of the personal entities (idempotent).
+    public static func registerClasses() {
+        ManagedObjectClassRegistry.register(Run.self, forClassName: "Run")
+        ManagedObjectClassRegistry.register(Favorite.self, forClassName: "Favorite")
+        ManagedObjectClassRegistry.register(Note.self, forClassName: "Note")
+    }
+
+    // MARK: Builders
+
+    private static func entity(_ name: String, _ properties: [PropertyDescription],
+                               className: String = "ManagedObject") -> EntityDescription {
+        EntityDescription(name: name, properties: properties, managedObjectClassName: className)
+    }
+
+    private static func string(_ name: String, optional: Bool = true, defaultValue: String? = nil)
+        -> AttributeDescription
+    {
+        AttributeDescription(name: name, type: .string, isOptional: optional, defaultValue: defaultValue)
+    }
+
+    private static func date(_ name: String, optional: Bool = true) -> AttributeDescription {
+        AttributeDescription(name: name, type: .date, isOptional: optional)
+    }
+
+    private static func int(_ name: String, _ type: AttributeType, optional: Bool = true, defaultValue: Int? = nil)
+        -> AttributeDescription
+    {
+        AttributeDescription(name: name, type: type, isOptional: optional, defaultValue: defaultValue)
+    }
+
+    private static func toOne(_ name: String, _ destination: String, inverse: String) -> RelationshipDescription {
+        RelationshipDescription(name: name, destination: destination, inverse: inverse)
+    }
+
+    private static func toMany(_ name: String, _ destination: String, inverse: String,
+                               rule: RelationshipDescription.DeleteRule = .nullify, ordered: Bool = false)
+        -> RelationshipDescription
+    {
+        RelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: true, deleteRule: rule,
+                                isOrdered: ordered)
+    }
+}
