@@ -19,12 +19,16 @@ let package = Package(
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
         .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite"]),
 
+        // Schedules: the schedule model and the readers of schedule formats.
+        .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
+
         // The daemon.
         .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph"]),
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
         .testTarget(name: "ObjectGraphSQLiteTests", dependencies: ["ObjectGraphSQLite", "CSQLite"]),
+        .testTarget(name: "SchedulesTests", dependencies: ["Schedules"]),
         .testTarget(name: "AlmanacDaemonTests", dependencies: ["AlmanacDaemon"]),
     ],
     swiftLanguageModes: [.v6]

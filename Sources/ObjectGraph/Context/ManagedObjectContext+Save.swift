@@ -116,11 +116,9 @@ extension ManagedObjectContext {
         func id(of object: ManagedObject) -> ManagedObjectID { newIDs[ObjectIdentifier(object)] ?? object.objectID }
 
         var changes: [String: (PersistentStore, StoreChanges)] = [:]
-        func add(_ store: PersistentStore, _ mutate: (inout StoreChanges) -> Void) {
-            var entry = changes[store.identifier] ?? (store, StoreChanges())
-            mutate(&entry.1)
-            changes[store.identifier] = entry
-        }
+        var inserts: [String: [StoreRecord]] = [:]
+        var updates: [String: [StoreRecord]] = [:]
+        var deletes: [String: [(objectID: ManagedObjectID, version: Int64)]] = [:]
         func store(of object: ManagedObject) throws -> PersistentStore {
             if let store = storeOf[ObjectIdentifier(object)] { return store }
             guard let store = coordinator.persistentStore(of: object.objectID) else {
@@ -131,19 +129,27 @@ extension ManagedObjectContext {
         }
         for object in newObjects {
             let target = try store(of: object)
-            let record = try makeRecord(object, id: id(of: object), version: 1, store: target, idOf: id)
-            add(target) { $0.inserted.append(record) }
+            changes[target.identifier] = changes[target.identifier] ?? (target, StoreChanges())
+            inserts[target.identifier, default: []]
+                .append(try makeRecord(object, id: id(of: object), version: 1, store: target, idOf: id))
         }
         let updatedObjects = changed.objects.filter(\.isUpdated)
         for object in updatedObjects {
             let target = try store(of: object)
-            let record = try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id)
-            add(target) { $0.updated.append(record) }
+            changes[target.identifier] = changes[target.identifier] ?? (target, StoreChanges())
+            updates[target.identifier, default: []]
+                .append(try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id))
         }
         let deletedObjects = deleted.objects
         for object in deletedObjects {
             let target = try store(of: object)
-            add(target) { $0.deleted.append((object.objectID, object.version)) }
+            changes[target.identifier] = changes[target.identifier] ?? (target, StoreChanges())
+            deletes[target.identifier, default: []].append((object.objectID, object.version))
+        }
+        for identifier in changes.keys {
+            changes[identifier]!.1.inserted = inserts[identifier] ?? []
+            changes[identifier]!.1.updated = updates[identifier] ?? []
+            changes[identifier]!.1.deleted = deletes[identifier] ?? []
         }
         let order = coordinator.persistentStores.map(\.identifier)
         let ordered = changes.values.sorted {

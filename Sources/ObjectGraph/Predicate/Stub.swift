@@ -19,6 +19,7 @@ public struct ObjectPredicate: Sendable, Hashable, CustomStringConvertible {
     let block: @Sendable (Any?) throws -> Bool
     public init(block: @escaping @Sendable (Any?) throws -> Bool) { self.block = block }
     public init(format: String, _ arguments: Any?...) throws { throw PredicateError(message: "stub") }
+    public init(format: String, argumentArray: [Any?]) throws { throw PredicateError(message: "stub") }
     public func evaluate(with object: Any?) throws -> Bool { try block(object) }
     public func withSubstitutionVariables(_ variables: [String: Any?]) throws -> ObjectPredicate { self }
     public var referencedVariables: Set<String> { [] }

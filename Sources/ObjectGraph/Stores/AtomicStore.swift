@@ -45,6 +45,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         return tables[objectID.entityName]?[objectID.referenceKey]
     }
 
+    /// Whether saves write the records somewhere; `false` skips preparing them for ``prepareWrite(records:metadata:)``.
+    open var writesFiles: Bool { true }
+
     /// The second half of a save for a file format: encodes every record and returns the pending write.
     ///
     /// The default (for the in-memory store) writes nothing. File formats write a temporary file here and rename
@@ -140,9 +143,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         }
         var newMetadata = metadata
         newMetadata.modelVersionHashes = modelVersionHashes()
-        let ordered = staged.keys.sorted().flatMap { name in
+        let ordered = writesFiles ? staged.keys.sorted().flatMap { name in
             staged[name]!.values.sorted { $0.objectID.referenceKey < $1.objectID.referenceKey }
-        }
+        } : []
         let write = try prepareWrite(records: ordered, metadata: newMetadata)
         return StagedAtomicSave(write: write) { [self] in
             tables = staged
@@ -211,4 +214,5 @@ extension StoreFetchResult {
 /// The store that keeps its objects in memory only (Core Data's `NSInMemoryStoreType`).
 public final class InMemoryStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
     public override class var storeType: PersistentStoreType { .inMemory }
+    public override var writesFiles: Bool { false }
 }

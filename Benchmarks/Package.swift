@@ -1,0 +1,22 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmark harness: a package of its own so that `swift build` and `swift test` of the product never build it.
+let package = Package(
+    name: "AlmanacBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "AlmanacBenchmarks",
+            dependencies: [
+                .product(name: "ObjectGraph", package: "main"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,74 @@
+/// The stable identity of a conference across schedule releases.
+///
+/// The string form is `kind:value`, where kind is `acronym` (the conference acronym), `calendar`
+/// (the iCalendar `X-WR-CALNAME`) or `file` (the source's last path component without its extension).
+/// Values are trimmed of surrounding white space and otherwise kept as written.
+public struct ConferenceIdentity: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// What the identity was derived from.
+    public enum Kind: String, Sendable, Hashable {
+        /// The conference acronym.
+        case acronym
+        /// The iCalendar calendar name (`X-WR-CALNAME`).
+        case calendar
+        /// The source file name without extension.
+        case file
+    }
+
+    /// What the identity was derived from.
+    public var kind: Kind
+    /// The identifying value.
+    public var value: String
+
+    /// Creates an identity from an explicit kind and value.
+    public init(kind: Kind, value: String) {
+        self.kind = kind
+        self.value = value
+    }
+
+    /// Derives an identity by the documented precedence: acronym, else calendar name, else file name.
+    public init(acronym: String?, calendarName: String?, source: String) {
+        if let acronym = acronym?.trimmedNonEmpty {
+            self.init(kind: .acronym, value: acronym)
+        } else if let name = calendarName?.trimmedNonEmpty {
+            self.init(kind: .calendar, value: name)
+        } else {
+            self.init(kind: .file, value: Self.fileStem(of: source))
+        }
+    }
+
+    /// The `kind:value` form.
+    public var description: String { "\(kind.rawValue):\(value)" }
+
+    /// Orders by the string form.
+    public static func < (lhs: ConferenceIdentity, rhs: ConferenceIdentity) -> Bool {
+        lhs.description < rhs.description
+    }
+
+    static func fileStem(of source: String) -> String {
+        var name = Substring(source)
+        if let query = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<query] }
+        while name.hasSuffix("/") { name = name.dropLast() }
+        if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
+        return String(name)
+    }
+}
+
+extension String {
+    /// The string without surrounding white space, or nil when nothing is left.
+    /// Trims ASCII white space (space, tab, CR, LF) on the UTF-8 view: Foundation's
+    /// `trimmingCharacters(in:)` bridges through NSString on Linux and dominated read profiles.
+    var trimmedNonEmpty: String? {
+        let bytes = utf8
+        guard let first = bytes.first, let last = bytes.last else { return nil }
+        if !Self.isSpace(first) && !Self.isSpace(last) { return self }
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, Self.isSpace(bytes[start]) { start = bytes.index(after: start) }
+        while end > start, Self.isSpace(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        guard start < end else { return nil }
+        return String(self[start..<end])
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 10 || byte == 13 }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Reads frab JSON v1 schedules (`{"schedule": {"version", "conference": {…, "days": [{"rooms": {…}}]}}}`).
+///
+/// Lenient about missing optional fields and about numbers written as strings (and the reverse). JSON
+/// objects carry no order, so the rooms of a day are read in ascending name order. Time and duplicate
+/// rules are those of ``FrabXMLReader``. Nesting depth is checked on the bytes before Foundation parses them.
+public struct FrabJSONReader: Sendable {
+    /// Limits and fallback zone.
+    public var configuration: ScheduleReaderConfiguration
+
+    /// Creates a reader.
+    public init(configuration: ScheduleReaderConfiguration = .default) {
+        self.configuration = configuration
+    }
+
+    /// Reads a frab JSON file.
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes (UTF-8).
+    ///   - source: The file name or URL, for errors and the conference identity of last resort.
+    /// - Throws: ``ScheduleError`` with code `tooLarge`, `tooDeeplyNested`, `notWellFormed` (not JSON),
+    ///   `unsupportedFormat` (no `schedule.conference` object), `missingElement`, `invalidDate`,
+    ///   `invalidDuration` or `invalidTimeZone`.
+    /// - Complexity: O(n) in the input.
+    public func read(_ data: Data, source: String) throws(ScheduleError) -> ScheduleDocument {
+        let limits = configuration.limits
+        try ScheduleReader.checkSize(data, source: source, limits: limits)
+        let (depth, depthLine) = data.withUnsafeBytes { raw in
+            JSONShape.nestingDepth(of: raw.bindMemory(to: UInt8.self), limit: limits.maxNestingDepth)
+        }
+        guard depth <= limits.maxNestingDepth else {
+            throw ScheduleError(
+                code: .tooDeeplyNested,
+                message: "JSON nests deeper than \(limits.maxNestingDepth) levels; a schedule needs about 8.",
+                line: depthLine, source: source)
+        }
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw ScheduleError(
+                code: .notWellFormed,
+                message: "The input is not well-formed JSON; check that the download completed and is the JSON export.",
+                line: Self.line(in: error), source: source)
+        }
+        guard let schedule = (root as? [String: Any])?["schedule"] as? [String: Any],
+            let conference = schedule["conference"] as? [String: Any]
+        else {
+            throw ScheduleError(
+                code: .unsupportedFormat,
+                message: "The JSON has no \"schedule\".\"conference\" object; it is not a frab JSON schedule.",
+                source: source)
+        }
+        var builder = FrabScheduleBuilder(source: source, configuration: configuration, format: .frabJSON)
+        builder.version = JSONValue.string(schedule["version"])
+        builder.acronym = JSONValue.string(conference["acronym"])
+        builder.title = JSONValue.string(conference["title"])
+        builder.conferenceStart = JSONValue.string(conference["start"])
+        builder.conferenceEnd = JSONValue.string(conference["end"])
+        builder.timeZoneName = JSONValue.string(conference["time_zone_name"])
+        builder.dayChange = JSONValue.string(conference["day_change"])
+        let days = conference["days"] as? [Any] ?? []
+        for (position, dayValue) in days.enumerated() {
+            guard let day = dayValue as? [String: Any] else {
+                builder.warnings.append("day \(position + 1) is not an object; ignored")
+                builder.days.append(FrabRawDay())
+                continue
+            }
+            builder.days.append(
+                FrabRawDay(
+                    index: JSONValue.int(day["index"]), date: JSONValue.string(day["date"]),
+                    start: JSONValue.string(day["day_start"]), end: JSONValue.string(day["day_end"])))
+            let rooms = day["rooms"] as? [String: Any] ?? [:]
+            for roomName in rooms.keys.sorted() {
+                if !builder.declaredRooms.contains(roomName) { builder.declaredRooms.append(roomName) }
+                for case let event as [String: Any] in rooms[roomName] as? [Any] ?? [] {
+                    builder.events.append(Self.event(event, room: roomName, dayPosition: position))
+                }
+            }
+        }
+        return try builder.build()
+    }
+
+    private static func event(_ event: [String: Any], room: String, dayPosition: Int) -> FrabRawEvent {
+        var raw = FrabRawEvent(line: nil, dayPosition: dayPosition)
+        raw.guid = JSONValue.string(event["guid"])
+        raw.id = JSONValue.string(event["id"])
+        raw.code = JSONValue.string(event["code"])
+        raw.slug = JSONValue.string(event["slug"])
+        raw.title = JSONValue.string(event["title"])
+        raw.subtitle = JSONValue.string(event["subtitle"])
+        raw.abstract = JSONValue.string(event["abstract"])
+        raw.details = JSONValue.string(event["description"])
+        raw.date = JSONValue.string(event["date"])
+        raw.start = JSONValue.string(event["start"])
+        raw.duration = JSONValue.string(event["duration"])
+        raw.room = JSONValue.string(event["room"]) ?? room
+        raw.track = JSONValue.string(event["track"])
+        raw.type = JSONValue.string(event["type"])
+        raw.language = JSONValue.string(event["language"])
+        raw.url = JSONValue.string(event["url"])
+        raw.status = JSONValue.string(event["status"]) ?? JSONValue.string(event["state"])
+        for case let person as [String: Any] in event["persons"] as? [Any] ?? [] {
+            guard
+                let name = FieldText.optional(
+                    JSONValue.string(person["public_name"]) ?? JSONValue.string(person["name"]))
+            else { continue }
+            let guid =
+                FieldText.guid(JSONValue.string(person["guid"])) ?? FieldText.optional(JSONValue.string(person["code"]))
+                ?? FieldText.optional(JSONValue.string(person["id"]))
+            raw.persons.append(PersonInfo(name: name, guid: guid))
+        }
+        return raw
+    }
+
+    /// Foundation's JSON errors say "around line N, column M" in their debug description.
+    private static func line(in error: any Error) -> Int? {
+        let text = (error as NSError).userInfo.values.map { "\($0)" }.joined(separator: " ")
+        guard let range = text.range(of: "line ") else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@testable import Schedules
+
+@Suite struct ScheduleFormatSniffTests {
+    @Test(arguments: [
+        ("<schedule>", ScheduleFormat?.some(.frabXML)),
+        (
+            "\u{FEFF}<?xml version=\"1.0\"?>\n<!-- generated -->\n<!DOCTYPE schedule>\n<schedule version=\"1\">",
+            .frabXML
+        ),
+        ("  \r\n<schedule/>", .frabXML),
+        ("<schedules>", nil),
+        ("<database>", nil),
+        (#"{"$schema": "x", "schedule": {}}"#, .frabJSON),
+        (#"{"meta": {"schedule": 1}}"#, nil),
+        (#"{"a": "\"schedule\"", "b": 1}"#, nil),
+        ("BEGIN:VCALENDAR\r\n", .iCalendar),
+        ("\u{FEFF}\nbegin:vcalendar\n", .iCalendar),
+        ("BEGIN:VCARD", nil),
+        ("", nil),
+        ("SQLite format 3\0", nil),
+    ])
+    func sniffsByContent(text: String, expected: ScheduleFormat?) {
+        #expect(ScheduleFormat.sniff(text.utf8Data) == expected)
+    }
+
+    @Test func randomBytesAreNoFormat() {
+        var generator = SeededGenerator(seed: 42)
+        for _ in 0..<200 {
+            let bytes = (0..<Int.random(in: 0..<512, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
+            let format = ScheduleFormat.sniff(Data(bytes))
+            #expect(format == nil || bytes.first == UInt8(ascii: "<") || bytes.first == UInt8(ascii: "{"))
+        }
+    }
+}
+
+/// A deterministic generator (SplitMix64) so fuzz-style tests are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
