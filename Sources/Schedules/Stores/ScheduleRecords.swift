@@ -1,0 +1,103 @@
+import Foundation
+import ObjectGraph
+
+/// Turns a schedule document into the records of the schedule model, with both sides of every relationship.
+struct ScheduleRecords {
+    let document: ScheduleDocument
+    let store: AtomicStore
+
+    private final class Builder {
+        var records: [StoreRecord] = []
+        var nextKey: Int64 = 1
+        let store: AtomicStore
+
+        init(store: AtomicStore) { self.store = store }
+
+        func add(_ entity: String, _ values: [String: (any Sendable)?]) -> Int {
+            let id = store.objectID(forEntityName: entity, referenceKey: nextKey)
+            nextKey += 1
+            records.append(StoreRecord(objectID: id, values: values.compactMapValues { $0 }))
+            return records.count - 1
+        }
+
+        func id(_ index: Int) -> ManagedObjectID { records[index].objectID }
+
+        func link(_ from: Int, _ key: String, to: Int, inverse: String) {
+            records[from].values[key] = id(to)
+            var list = records[to].values[inverse] as? [ManagedObjectID] ?? []
+            list.append(id(from))
+            records[to].values[inverse] = list
+        }
+    }
+
+    func records() -> [StoreRecord] {
+        let builder = Builder(store: store)
+        let info = document.conference
+        let acronym = info.acronym ?? info.identity.description
+        let conference = builder.add("Conference", [
+            "acronym": acronym, "title": info.title ?? info.calendarName, "timeZone": info.timeZone,
+            "start": info.start, "end": info.end, "version": info.version, "source": info.source,
+        ])
+        var days: [Int: Int] = [:]
+        for day in document.days {
+            let index = builder.add("Day", ["index": day.index, "date": day.date, "start": day.start ?? day.midnight,
+                                            "end": day.end])
+            builder.link(index, "conference", to: conference, inverse: "days")
+            days[day.index] = index
+        }
+        var rooms: [String: Int] = [:]
+        for room in document.rooms where rooms[room.name] == nil {
+            rooms[room.name] = builder.add("Room", ["name": room.name])
+        }
+        var tracks: [String: Int] = [:]
+        for track in document.tracks where tracks[track.name] == nil {
+            tracks[track.name] = builder.add("Track", ["name": track.name])
+        }
+        var persons: [String: Int] = [:]
+        func person(_ info: PersonInfo) -> Int {
+            let key = info.guid ?? info.name
+            if let existing = persons[key] { return existing }
+            let index = builder.add("Person", ["name": info.name, "guid": info.guid])
+            persons[key] = index
+            return index
+        }
+        for info in document.persons { _ = person(info) }
+        for session in document.sessions {
+            let eventID: String? = session.eventID.map {
+                switch $0 {
+                case .number(let number): String(number)
+                case .text(let text): text
+                }
+            }
+            let index = builder.add("Session", [
+                "guid": session.guid ?? session.identity.description, "code": session.code, "eventID": eventID,
+                "title": session.title, "subtitle": session.subtitle, "abstract": session.abstract,
+                "details": session.details, "start": session.start, "end": session.end,
+                "duration": session.duration, "language": session.language, "type": session.type, "url": session.url,
+                "status": session.status == .cancelled ? "cancelled" : "confirmed",
+            ])
+            builder.link(index, "conference", to: conference, inverse: "sessions")
+            if let day = days[session.dayIndex] { builder.link(index, "day", to: day, inverse: "sessions") }
+            if let name = session.roomName {
+                let room = rooms[name] ?? builder.add("Room", ["name": name])
+                rooms[name] = room
+                builder.link(index, "room", to: room, inverse: "sessions")
+            }
+            if let name = session.trackName {
+                let track = tracks[name] ?? builder.add("Track", ["name": name])
+                tracks[name] = track
+                builder.link(index, "track", to: track, inverse: "sessions")
+            }
+            var speakerIDs: [ManagedObjectID] = []
+            for info in session.persons {
+                let speaker = person(info)
+                speakerIDs.append(builder.id(speaker))
+                var list = builder.records[speaker].values["sessions"] as? [ManagedObjectID] ?? []
+                list.append(builder.id(index))
+                builder.records[speaker].values["sessions"] = list
+            }
+            if !speakerIDs.isEmpty { builder.records[index].values["persons"] = speakerIDs }
+        }
+        return builder.records
+    }
+}
