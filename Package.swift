@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
 
         // The daemon.
-        .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph"]),
+        .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph", "Schedules"]),
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),

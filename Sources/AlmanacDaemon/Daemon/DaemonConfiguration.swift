@@ -1,0 +1,102 @@
+import Foundation
+
+/// Everything the daemon needs to start, with the defaults `swift run almanacd` uses.
+public struct DaemonConfiguration: Sendable {
+    /// The folders watched for schedule files.
+    public var watchFolders: [URL]
+    /// Where the daemon keeps its own data (the personal store, the configuration file).
+    public var stateFolder: URL
+    /// The Unix socket clients connect to.
+    public var socketPath: String
+    /// An Xcode model file to use instead of the compiled-in schedule model.
+    public var modelURL: URL?
+    /// Whether Core Data stores dropped into the folders are attached read-only.
+    public var readOnlyInbox = false
+    /// Routing rules from the configuration file: entity name -> store file name (or path).
+    public var routingRules: [String: String] = [:]
+    /// The largest schedule file attached, in bytes.
+    public var maximumFileSize = 64 * 1024 * 1024
+    /// A group whose members may write (insert, update, delete) besides the daemon's own user and root.
+    public var writerGroupID: UInt32?
+
+    /// Creates a configuration.
+    public init(watchFolders: [URL], stateFolder: URL, socketPath: String, modelURL: URL? = nil) {
+        self.watchFolders = watchFolders
+        self.stateFolder = stateFolder
+        self.socketPath = socketPath
+        self.modelURL = modelURL
+    }
+
+    /// The defaults for an environment and working directory:
+    /// - watched folder: `Data/schedules` in a checkout (the working directory has one), `$STATE_DIRECTORY/inbox`
+    ///   under systemd, else `$XDG_STATE_HOME/almanac/inbox`;
+    /// - state folder: `./.almanac` in a checkout, `$STATE_DIRECTORY` under systemd, else `$XDG_STATE_HOME/almanac`
+    ///   (`~/.local/state/almanac`);
+    /// - socket: `./.almanac/almanac.sock` in a checkout, `$RUNTIME_DIRECTORY/almanac.sock` under systemd, else
+    ///   `$XDG_RUNTIME_DIR/almanac/almanac.sock`, else the state folder's `almanac.sock`.
+    public static func defaults(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                workingDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        -> DaemonConfiguration
+    {
+        let checkout = workingDirectory.appendingPathComponent("Data/schedules")
+        let isCheckout = FileManager.default.fileExists(atPath: checkout.path)
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: NSHomeDirectory())
+        let xdgState = environment["XDG_STATE_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? home.appendingPathComponent(".local/state")
+        let state: URL
+        let watch: URL
+        if isCheckout {
+            state = workingDirectory.appendingPathComponent(".almanac")
+            watch = checkout
+        } else if let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first {
+            state = URL(fileURLWithPath: String(directory))
+            watch = state.appendingPathComponent("inbox")
+        } else {
+            state = xdgState.appendingPathComponent("almanac")
+            watch = state.appendingPathComponent("inbox")
+        }
+        let socket: String
+        if isCheckout {
+            socket = state.appendingPathComponent("almanac.sock").path
+        } else if let runtime = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
+            socket = String(runtime) + "/almanac.sock"
+        } else if let runtime = environment["XDG_RUNTIME_DIR"] {
+            socket = runtime + "/almanac/almanac.sock"
+        } else {
+            socket = state.appendingPathComponent("almanac.sock").path
+        }
+        return DaemonConfiguration(watchFolders: [watch.standardizedFileURL], stateFolder: state.standardizedFileURL,
+                                   socketPath: socket)
+    }
+
+    /// The configuration file in the state folder (`almanacd.json`), if present.
+    public var configurationFile: URL { stateFolder.appendingPathComponent("almanacd.json") }
+
+    /// Reads `almanacd.json`: `{"routing": {"Entity": "store-file"}, "readOnlyInbox": bool,
+    /// "maximumFileSize": bytes, "writerGroup": gid}`. A missing file changes nothing.
+    ///
+    /// - Throws: a message naming the problem when the file exists but is not valid.
+    public mutating func loadConfigurationFile() throws {
+        guard let data = FileManager.default.contents(atPath: configurationFile.path) else { return }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ConfigurationError(message: "\(configurationFile.path) is not a JSON object")
+        }
+        if let routing = object["routing"] {
+            guard let rules = routing as? [String: String] else {
+                throw ConfigurationError(message: "\"routing\" in \(configurationFile.path) must map entity names "
+                                            + "to store file names")
+            }
+            routingRules = rules
+        }
+        if let value = object["readOnlyInbox"] as? Bool { readOnlyInbox = value }
+        if let value = object["maximumFileSize"] as? Int, value > 0 { maximumFileSize = value }
+        if let value = object["writerGroup"] as? Int, value >= 0 { writerGroupID = UInt32(value) }
+    }
+}
+
+/// A configuration that cannot be used.
+public struct ConfigurationError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import ObjectGraph
+import Schedules
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The schedule files the daemon serves: each attached as a store of one coordinator with configuration `Schedule`,
+/// replaced atomically when a newer version arrives, and listed with its status.
+///
+/// A file is read completely into a detached store before it replaces the attached one, so queries see either the
+/// old or the new store, and a bad new file leaves the old one serving (its error is listed).
+public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `changes` are guarded by `lock`
+    /// The status of one file.
+    public struct Entry: Sendable {
+        /// The file.
+        public var url: URL
+        /// The store type chosen for it, if any.
+        public var type: PersistentStoreType?
+        /// The attached store, if the file (or an earlier version of it) loaded.
+        public var store: PersistentStore?
+        /// Whether the store is read-only.
+        public var isReadOnly: Bool
+        /// The number of objects in the attached store.
+        public var objectCount: Int
+        /// When the attached store was loaded.
+        public var loadedAt: Date?
+        /// The error of the last attempt, if it failed.
+        public var error: String?
+        /// The conference acronym, for schedule files that name one.
+        public var conference: String?
+    }
+
+    /// What happened to a file.
+    public enum Outcome: Sendable, Equatable {
+        case attached, replaced, detached, failed(String), ignored
+    }
+
+    /// Settings of the library.
+    public struct Configuration: Sendable {
+        /// The folders whose files may be attached (symlinks must resolve inside one of them).
+        public var folders: [URL]
+        /// Attach Core Data stores (XML, binary, SQLite) read-only too.
+        public var readOnlyInbox = false
+        /// The largest file attached, in bytes.
+        public var maximumFileSize = 64 * 1024 * 1024
+
+        /// Creates settings.
+        public init(folders: [URL], readOnlyInbox: Bool = false, maximumFileSize: Int = 64 * 1024 * 1024) {
+            self.folders = folders
+            self.readOnlyInbox = readOnlyInbox
+            self.maximumFileSize = maximumFileSize
+        }
+    }
+
+    public let coordinator: PersistentStoreCoordinator
+    public let configuration: Configuration
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private var changes: [String: ScheduleChanges] = [:]
+    private let filter = WatchFilter()
+
+    /// Creates a library on a coordinator.
+    public init(coordinator: PersistentStoreCoordinator, configuration: Configuration) {
+        self.coordinator = coordinator
+        self.configuration = configuration
+        ScheduleFileStore.registerTypes()
+    }
+
+    /// Every known file, sorted by path.
+    public var entriesByPath: [Entry] {
+        lock.withLock { entries.values.sorted { $0.url.path < $1.url.path } }
+    }
+
+    /// The entry of an attached store, by store identifier.
+    public func entry(forStoreIdentifier identifier: String) -> Entry? {
+        lock.withLock { entries.values.first { $0.store?.identifier == identifier } }
+    }
+
+    /// What changed in a conference's latest release, by acronym (case-insensitive); `nil` if no release replaced
+    /// another since the daemon started.
+    public func changes(forConference acronym: String) -> ScheduleChanges? {
+        lock.withLock { changes.first { $0.key.caseInsensitiveCompare(acronym) == .orderedSame }?.value }
+    }
+
+    /// The acronyms of conferences with a known previous release.
+    public var conferencesWithChanges: [String] { lock.withLock { changes.keys.sorted() } }
+
+    // MARK: Attaching
+
+    /// Reads a file and attaches it, or replaces the store of its earlier version.
+    @discardableResult
+    public func attach(_ url: URL) -> Outcome {
+        let url = url.standardizedFileURL
+        guard filter.accepts(url.lastPathComponent) else { return .ignored }
+        let previous = lock.withLock { entries[url.path] }
+        do {
+            let type = try checkFile(url)
+            let readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
+            let store = try coordinator.loadDetachedStore(type: type, configurationName: "Schedule", at: url,
+                                                          options: [.readOnly: readOnly])
+            let outcome: Outcome
+            if let old = previous?.store {
+                try coordinator.replace(old, with: store)
+                recordChanges(old: old, new: store)
+                outcome = .replaced
+            } else {
+                try coordinator.attach(store)
+                outcome = .attached
+            }
+            let entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
+                              objectCount: (store as? AtomicStore)?.cacheNodeCount ?? 0, loadedAt: Date(), error: nil,
+                              conference: (store as? ScheduleFileStore)?.document?.conference.acronym)
+            lock.withLock { entries[url.path] = entry }
+            return outcome
+        } catch {
+            let message = Self.describe(error)
+            lock.withLock {
+                var entry = previous ?? Entry(url: url, type: nil, store: nil, isReadOnly: true, objectCount: 0)
+                entry.error = message
+                entries[url.path] = entry
+            }
+            return .failed(message)
+        }
+    }
+
+    /// Detaches a file's store; returns `.ignored` for an unknown file.
+    @discardableResult
+    public func detach(_ url: URL) -> Outcome {
+        let url = url.standardizedFileURL
+        guard let entry = lock.withLock({ entries.removeValue(forKey: url.path) }) else { return .ignored }
+        if let store = entry.store { try? coordinator.remove(store) }
+        return .detached
+    }
+
+    /// Compares a folder with what is attached: attaches new files, detaches vanished ones. Returns each file's
+    /// outcome.
+    @discardableResult
+    public func rescan(_ folder: URL) -> [(URL, Outcome)] {
+        let folder = folder.standardizedFileURL
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let present = Set(names.filter(filter.accepts).map { folder.appendingPathComponent($0).standardizedFileURL.path })
+        var outcomes: [(URL, Outcome)] = []
+        let known = lock.withLock { entries.values.map(\.url).filter { $0.deletingLastPathComponent() == folder } }
+        for url in known where !present.contains(url.path) { outcomes.append((url, detach(url))) }
+        for path in present.sorted() {
+            let url = URL(fileURLWithPath: path)
+            let entry = lock.withLock { entries[path] }
+            if let loadedAt = entry?.loadedAt, let modified = Self.modificationDate(url), modified <= loadedAt {
+                continue
+            }
+            outcomes.append((url, attach(url)))
+        }
+        return outcomes
+    }
+
+    // MARK: Checks
+
+    /// Refuses what must never be read: files outside the watched folders (through symlinks), FIFOs and other
+    /// non-regular files, unreadable and oversized files, unknown formats. Returns the sniffed store type.
+    func checkFile(_ url: URL) throws -> PersistentStoreType {
+        let resolved = url.resolvingSymlinksInPath().standardizedFileURL
+        let inside = configuration.folders.contains { folder in
+            let root = folder.resolvingSymlinksInPath().standardizedFileURL.path
+            return resolved.path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+        }
+        guard inside else { throw LibraryError("the file resolves to a path outside the watched folders") }
+        var info = stat()
+        guard stat(resolved.path, &info) == 0 else { throw LibraryError("the file cannot be examined") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw LibraryError("not a regular file") }
+        guard Int(info.st_size) <= configuration.maximumFileSize else {
+            throw LibraryError("the file is larger than \(configuration.maximumFileSize) bytes")
+        }
+        let fd = open(resolved.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError("the file cannot be read (\(String(cString: strerror(errno))))") }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(fd, &buffer, buffer.count)
+        close(fd)
+        guard count > 0 else { throw LibraryError(count == 0 ? "the file is empty" : "the file cannot be read") }
+        guard let type = StoreSniffer.storeType(forPrefix: Data(buffer.prefix(count))) else {
+            throw LibraryError("the file is not a schedule format Almanac reads")
+        }
+        guard PersistentStoreCoordinator.registeredStoreTypes.contains(type) else {
+            throw LibraryError("\(type) stores are not supported by this build")
+        }
+        return type
+    }
+
+    private func recordChanges(old: PersistentStore, new: PersistentStore) {
+        guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document
+        else { return }
+        let acronym = after.conference.acronym ?? after.conference.identity.description
+        let diff = ScheduleChanges.between(old: before, new: after)
+        lock.withLock { changes[acronym] = diff }
+    }
+
+    static func modificationDate(_ url: URL) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as StoreError: error.message
+        case let error as LibraryError: error.message
+        default: "\(error)"
+        }
+    }
+}
+
+/// A file the library refuses, with the reason.
+struct LibraryError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
