@@ -49,7 +49,7 @@ struct PropertyValidator {
             if let maximum = attribute.maximumValue.flatMap(AttributeType.integer(from:)), length > maximum {
                 errors.append(error(.stringTooLong, attribute, "%@ must be at most \(maximum) characters long"))
             }
-            if let pattern = attribute.regularExpression, !RegexCache.shared.wholeMatch(pattern, string) {
+            if let pattern = attribute.regularExpression, !Self.matches(pattern, string) {
                 errors.append(error(.stringPatternMismatch, attribute, "%@ does not have the required format"))
             }
         }
@@ -89,30 +89,10 @@ struct PropertyValidator {
     private static func format(_ number: Double) -> String {
         number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
     }
-}
 
-/// Compiled regular expressions by pattern, shared by validation.
-final class RegexCache: @unchecked Sendable {  // guarded by lock
-    static let shared = RegexCache()
-    private let lock = NSLock()
-    private var cache: [String: NSRegularExpression?] = [:]
-
-    /// Whether the whole string matches; an invalid pattern matches nothing.
-    func wholeMatch(_ pattern: String, _ string: String) -> Bool {
-        lock.lock()
-        let cached = cache[pattern]
-        lock.unlock()
-        let regex: NSRegularExpression?
-        if let cached {
-            regex = cached
-        } else {
-            regex = try? NSRegularExpression(pattern: "^(?:" + pattern + ")$", options: [])
-            lock.lock()
-            cache[pattern] = regex
-            lock.unlock()
-        }
-        guard let regex else { return false }
-        let range = NSRange(string.startIndex..., in: string)
-        return regex.firstMatch(in: string, options: [], range: range) != nil
+    /// Whether the whole string matches the pattern; an invalid pattern matches nothing.
+    private static func matches(_ pattern: String, _ string: String) -> Bool {
+        guard let regex = try? RegexCache.regex(for: pattern, caseInsensitive: false) else { return false }
+        return RegexCache.wholeMatch(regex, string)
     }
 }

@@ -2,5 +2,5 @@ import Foundation
 
 /// The error for a key that an object's entity lacks, as predicate evaluation expects it.
 func unknownKeyError(_ key: String, entityName: String) -> any Error {
-    PredicateError(message: "Entity \(entityName) has no property named '\(key)'.")
+    ObjectPredicateError.unknownKey(key, in: entityName)
 }

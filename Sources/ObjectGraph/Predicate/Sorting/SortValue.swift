@@ -1,0 +1,105 @@
+import Foundation
+
+/// A sort value prepared once (strings folded, numbers normalised) so comparisons are cheap.
+enum SortValue {
+    case null
+    case number(NumericValue)
+    case string(String)
+    case natural([UInt32])
+    case date(Date)
+    case data(Data)
+    case text(rank: Int, String)
+    case other
+
+    init(_ value: Any?, _ comparison: SortKey.Comparison) {
+        guard let value = ValueSemantics.normalized(value) else {
+            self = .null
+            return
+        }
+        if let number = NumericValue(value) {
+            self = .number(number)
+        } else if let string = ValueSemantics.string(value) {
+            switch comparison {
+            case .compare: self = .string(string)
+            case .caseInsensitive: self = .string(StringFolding.fold(string, .caseInsensitive))
+            case .localizedStandard:
+                self = .natural(StringFolding.fold(string, [.caseInsensitive]).unicodeScalars.map(\.value))
+            }
+        } else if let date = value as? Date {
+            self = .date(date)
+        } else if let data = value as? Data {
+            self = .data(data)
+        } else if let uuid = value as? UUID {
+            self = .text(rank: 5, uuid.uuidString)
+        } else if let url = value as? URL {
+            self = .text(rank: 6, url.absoluteString)
+        } else {
+            self = .other
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .null: 0
+        case .number: 1
+        case .string, .natural: 2
+        case .date: 3
+        case .data: 4
+        case .text(let rank, _): rank
+        case .other: 7
+        }
+    }
+
+    func compare(to other: SortValue) -> ComparisonResult {
+        switch (self, other) {
+        case (.number(let a), .number(let b)): return NumericValue.compare(a, b) ?? .orderedSame
+        case (.string(let a), .string(let b)): return ValueSemantics.order(a, b)
+        case (.natural(let a), .natural(let b)): return Self.naturalOrder(a, b)
+        case (.date(let a), .date(let b)): return ValueSemantics.order(a, b)
+        case (.data(let a), .data(let b)):
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        case (.text(let r1, let a), .text(let r2, let b)) where r1 == r2: return ValueSemantics.order(a, b)
+        default: return ValueSemantics.order(rank, other.rank)
+        }
+    }
+
+    private static func isDigit(_ c: UInt32) -> Bool { c >= 0x30 && c <= 0x39 }
+
+    /// Compares scalar arrays, treating runs of ASCII digits as numbers ("2" < "10"); on numeric ties
+    /// the run with fewer leading zeros comes first only if everything else is equal.
+    static func naturalOrder(_ a: [UInt32], _ b: [UInt32]) -> ComparisonResult {
+        var i = 0
+        var j = 0
+        var zeroTie = ComparisonResult.orderedSame
+        while i < a.count, j < b.count {
+            if isDigit(a[i]), isDigit(b[j]) {
+                var si = i
+                var sj = j
+                while i < a.count, isDigit(a[i]) { i += 1 }
+                while j < b.count, isDigit(b[j]) { j += 1 }
+                let startA = si
+                let startB = sj
+                while si < i - 1, a[si] == 0x30 { si += 1 }
+                while sj < j - 1, b[sj] == 0x30 { sj += 1 }
+                let lengthA = i - si
+                let lengthB = j - sj
+                if lengthA != lengthB { return lengthA < lengthB ? .orderedAscending : .orderedDescending }
+                var k = 0
+                while k < lengthA {
+                    if a[si + k] != b[sj + k] { return a[si + k] < b[sj + k] ? .orderedAscending : .orderedDescending }
+                    k += 1
+                }
+                if zeroTie == .orderedSame, (si - startA) != (sj - startB) {
+                    zeroTie = (si - startA) < (sj - startB) ? .orderedAscending : .orderedDescending
+                }
+                continue
+            }
+            if a[i] != b[j] { return a[i] < b[j] ? .orderedAscending : .orderedDescending }
+            i += 1
+            j += 1
+        }
+        if i < a.count { return .orderedDescending }
+        if j < b.count { return .orderedAscending }
+        return zeroTie
+    }
+}
