@@ -1,6 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+let nio: [Target.Dependency] = [
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+]
+let lifecycle: [Target.Dependency] = [
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "Logging", package: "swift-log"),
+]
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+
 let package = Package(
     name: "Almanac",
     platforms: [.macOS(.v15)],
@@ -8,6 +18,17 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
         .library(name: "SafeXML", targets: ["SafeXML"]),
+        .library(name: "Schedules", targets: ["Schedules"]),
+        .library(name: "AlmanacWire", targets: ["AlmanacWire"]),
+        .library(name: "AlmanacDaemon", targets: ["AlmanacDaemon"]),
+        .executable(name: "almanacd", targets: ["almanacd"]),
+        .executable(name: "almanac", targets: ["almanac"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // System libraries, called only through the small wrappers below.
@@ -22,14 +43,23 @@ let package = Package(
         // Schedules: the schedule model and the readers of schedule formats.
         .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
 
-        // The daemon.
-        .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph", "Schedules"]),
+        // The wire protocol shared by the daemon and its clients.
+        .target(name: "AlmanacWire"),
+
+        // The daemon and the two executables.
+        .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph", "Schedules", "AlmanacWire"] + nio + lifecycle),
+        .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
+        .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
         .testTarget(name: "ObjectGraphSQLiteTests", dependencies: ["ObjectGraphSQLite", "CSQLite"]),
         .testTarget(name: "SchedulesTests", dependencies: ["Schedules"]),
-        .testTarget(name: "AlmanacDaemonTests", dependencies: ["AlmanacDaemon"]),
+        .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
+        .testTarget(name: "AlmanacDaemonTests",
+                    dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph"] + nio + lifecycle),
+        .testTarget(name: "almanacTests", dependencies: ["almanac", "AlmanacWire", "AlmanacDaemon"] + lifecycle,
+                    resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

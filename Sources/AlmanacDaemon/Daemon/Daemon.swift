@@ -1,0 +1,53 @@
+import AlmanacWire
+import Foundation
+import Logging
+import ObjectGraph
+import ServiceLifecycle
+
+/// The daemon: the core set up, the socket server, the folder watcher, SIGHUP reloads and systemd's protocols, run
+/// as one service group that shuts down gracefully on SIGTERM and SIGINT.
+public enum Daemon {
+    /// Runs until SIGTERM or SIGINT.
+    ///
+    /// - Throws: a ``ConfigurationError`` or a server error when the daemon cannot start (another instance is
+    ///   running, the socket path is unusable, the state folder cannot be created).
+    public static func run(configuration: DaemonConfiguration, logger: Logger) async throws {
+        let notifier = SystemdNotifier()
+        let core = try DaemonCore(configuration: configuration)
+        let events = EventHub()
+        let watcher = WatcherService(core: core, events: events, logger: logger)
+        for folder in configuration.watchFolders {
+            if !FileManager.default.fileExists(atPath: folder.path) {
+                logger.warning("the watched folder \(folder.path) does not exist yet; waiting for it")
+            }
+        }
+        for (url, outcome) in core.scanAll() { watcher.report(url, outcome) }
+        core.library.coordinator.addSaveObserver { saved in
+            func uris(_ ids: Set<ManagedObjectID>) -> JSONValue {
+                .array(ids.sorted().map { .string($0.uriRepresentation().absoluteString) })
+            }
+            events.publish(WireEvent(kind: .objectsChanged, fields: [
+                "inserted": uris(saved.insertedObjectIDs), "updated": uris(saved.updatedObjectIDs),
+                "deleted": uris(saved.deletedObjectIDs),
+            ]))
+        }
+        let socketFolder = URL(fileURLWithPath: configuration.socketPath).deletingLastPathComponent()
+        try? FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o750])
+        var serverConfiguration = ServerConfiguration(listener: .fromSocketActivation(
+            environment: ProcessInfo.processInfo.environment, orPath: configuration.socketPath))
+        serverConfiguration.writeAccess.writerGroup = configuration.writerGroupID
+        let handler = DaemonHandler(engine: core.engine, events: events)
+        let server = WireServer(configuration: serverConfiguration, handler: handler, logger: logger) { info in
+            let status = core.statusLine
+            logger.info("\(status), listening on \(info.socketPath ?? "an inherited socket")")
+            notifier.ready(status: status)
+        }
+        let group = ServiceGroup(
+            services: [server, watcher, ReloadService(watcher: watcher, notifier: notifier),
+                       SystemdService(notifier: notifier, events: events)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await group.run()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,96 @@
+import AlmanacWire
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Turns the watcher's events into attaches, replacements and detaches, and publishes each as a subscription event.
+struct WatcherService: Service {
+    let core: DaemonCore
+    let events: EventHub
+    let logger: Logger
+
+    func run() async throws {
+        #if canImport(Glibc)
+        let watcher = try DirectoryWatcher(folders: core.configuration.watchFolders)
+        await cancelWhenGracefulShutdown {
+            for await event in watcher {
+                switch event {
+                case .fileReady(let url): report(url, core.library.attach(url))
+                case .fileRemoved(let url): report(url, core.library.detach(url))
+                case .rescan(let folder):
+                    logger.info("rescanning \(folder.path)")
+                    for (url, outcome) in core.library.rescan(folder) { report(url, outcome) }
+                }
+            }
+        }
+        watcher.stop()
+        #endif
+    }
+
+    /// Logs what happened to a file and tells subscribers.
+    func report(_ url: URL, _ outcome: ScheduleLibrary.Outcome) {
+        let store = core.library.entriesByPath.first { $0.url == url }?.store?.identifier
+        var fields: JSONObject = ["file": .string(url.path)]
+        if let store { fields["store"] = .string(store) }
+        switch outcome {
+        case .attached:
+            logger.info("attached \(url.lastPathComponent)")
+            events.publish(WireEvent(kind: .storeAttached, fields: fields))
+        case .replaced:
+            logger.info("replaced \(url.lastPathComponent) with its new version")
+            events.publish(WireEvent(kind: .storeReplaced, fields: fields))
+        case .detached:
+            logger.info("detached \(url.lastPathComponent)")
+            events.publish(WireEvent(kind: .storeDetached, fields: fields))
+        case .failed(let reason):
+            logger.error("could not attach \(url.lastPathComponent): \(reason)")
+            fields["error"] = .string(reason)
+            events.publish(WireEvent(kind: .storeFailed, fields: fields))
+        case .ignored:
+            break
+        }
+    }
+}
+
+/// SIGHUP: reload the configuration file's reloadable settings and rescan every folder.
+struct ReloadService: Service {
+    let watcher: WatcherService
+    let notifier: SystemdNotifier
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            for await _ in signals {
+                notifier.reloading()
+                watcher.logger.info("SIGHUP: rescanning")
+                for folder in watcher.core.configuration.watchFolders {
+                    for (url, outcome) in watcher.core.library.rescan(folder) { watcher.report(url, outcome) }
+                }
+                notifier.status(watcher.core.statusLine)
+                notifier.send("READY=1")
+            }
+        }
+    }
+}
+
+/// Pings systemd's watchdog at half its interval, and says STOPPING=1 when graceful shutdown begins.
+struct SystemdService: Service {
+    let notifier: SystemdNotifier
+    let events: EventHub
+
+    func run() async throws {
+        if let interval = notifier.watchdogInterval {
+            try? await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    notifier.watchdog()
+                    try await Task.sleep(for: interval / 2)
+                }
+            }
+        } else {
+            try? await gracefulShutdown()
+        }
+        notifier.stopping()
+        events.finishAll()
+    }
+}

@@ -1,0 +1,45 @@
+import AlmanacWire
+import Foundation
+import ObjectGraph
+
+/// The daemon's ``RequestHandler``: the query engine, subscriptions and statistics.
+public struct DaemonHandler: RequestHandler {
+    /// The engine that executes requests.
+    public let engine: QueryEngine
+    /// Subscription events.
+    public let events: EventHub
+    /// Request statistics.
+    public let statistics: RequestStatistics
+
+    /// Creates a handler.
+    public init(engine: QueryEngine, events: EventHub, statistics: RequestStatistics = RequestStatistics()) {
+        self.engine = engine
+        self.events = events
+        self.statistics = statistics
+    }
+
+    public func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject {
+        if request.op == WireOperation.stats.rawValue { return stats() }
+        return try engine.execute(request)
+    }
+
+    public func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent> {
+        events.subscribe()
+    }
+
+    public func requestCompleted(_ record: RequestRecord) {
+        statistics.record(duration: record.duration, failed: record.errorCode != nil)
+    }
+
+    private func stats() -> JSONObject {
+        let snapshot = statistics.snapshot()
+        return [
+            "requests": .int(Int64(snapshot.requests)), "errors": .int(Int64(snapshot.errors)),
+            "latency": ["p50": .double(snapshot.p50), "p90": .double(snapshot.p90), "p99": .double(snapshot.p99)],
+            "stores": .int(Int64(engine.library.coordinator.persistentStores.count)),
+            "objects": .int(Int64(engine.objectCount())),
+            "residentMemory": .int(Int64(RequestStatistics.residentMemory())),
+            "subscribers": .int(Int64(events.subscriberCount)),
+        ]
+    }
+}

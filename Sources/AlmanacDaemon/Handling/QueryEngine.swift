@@ -1,0 +1,324 @@
+import AlmanacWire
+import Foundation
+import ObjectGraph
+import Schedules
+
+/// Executes decoded wire commands on the coordinator: the daemon's request handling, without any socket.
+///
+/// Each request runs in a context of its own while holding the coordinator's lock, so it sees every store entirely
+/// before or entirely after a replacement, and a store is detached only after the requests using it finish.
+public final class QueryEngine: Sendable {
+    /// The daemon's schedule files.
+    public let library: ScheduleLibrary
+    /// The store of personal data (favourites, notes, reminders, runs, personal sessions).
+    public let personalStore: PersistentStore
+    /// Entity name -> store (file name, path or identifier; `personal` names the personal store).
+    public let routingRules: [String: String]
+    /// The daemon's version string for `hello`.
+    public let version: String
+
+    private var coordinator: PersistentStoreCoordinator { library.coordinator }
+    private var coding: ObjectCoding { ObjectCoding(coordinator: coordinator) }
+
+    /// Creates an engine. Personal `Session`s go to the personal store unless `routingRules` says otherwise.
+    public init(library: ScheduleLibrary, personalStore: PersistentStore, routingRules: [String: String] = [:],
+                version: String) {
+        self.library = library
+        self.personalStore = personalStore
+        self.routingRules = ["Session": "personal"].merging(routingRules) { _, configured in configured }
+        self.version = version
+    }
+
+    /// Executes a request and returns the response's fields.
+    ///
+    /// - Throws: a ``WireError`` with the protocol's error code.
+    public func execute(_ request: WireRequest) throws(WireError) -> JSONObject {
+        let command = try WireCommand(request)
+        do {
+            return try coordinator.performAndWait { try execute(command) }
+        } catch let error as WireError {
+            throw error
+        } catch {
+            throw WireError.from(error)
+        }
+    }
+
+    private func execute(_ command: WireCommand) throws -> JSONObject {
+        switch command {
+        case .hello:
+            let names = coordinator.managedObjectModel.entities.map { JSONValue.string($0.name) }
+            return ["protocol": .int(Int64(WireProtocol.version)), "version": .string(version), "entities": .array(names)]
+        case .ping:
+            return [:]
+        case .model:
+            return ModelDescription.json(coordinator.managedObjectModel)
+        case .stores:
+            return ["stores": .array(storeList())]
+        case .fetch(let fetch):
+            let request = try fetchRequest(fetch)
+            return try fetchResponse(request, properties: fetch.properties)
+        case .count(let fetch):
+            let request = try fetchRequest(fetch)
+            return ["count": .int(Int64(try ManagedObjectContext(coordinator: coordinator).count(for: request)))]
+        case .template(let template):
+            let variables = template.variables.dictionary.mapValues(coding.variable)
+            let request = try coordinator.managedObjectModel.fetchRequestFromTemplate(
+                withName: template.name, substitutionVariables: variables)
+            if !template.sort.isEmpty { request.sortKeys = template.sort.map(sortKey) }
+            if let limit = template.limit { request.fetchLimit = try nonNegative(limit, "limit") }
+            if let offset = template.offset { request.fetchOffset = try nonNegative(offset, "offset") }
+            return try fetchResponse(request, properties: template.properties)
+        case .get(let get):
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let object = try existing(get.uri, in: context)
+            return ["object": .object(coding.wireObject(object, properties: nil).json)]
+        case .insert(let insert):
+            return try performInsert(insert)
+        case .update(let update):
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let object = try existing(update.uri, in: context)
+            try coding.apply(update.values, to: object, in: context)
+            try context.save()
+            return ["object": .object(coding.wireObject(object, properties: nil).json)]
+        case .delete(let delete):
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let object = try existing(delete.uri, in: context)
+            context.delete(object)
+            try context.save()
+            return [:]
+        case .changes(let changes):
+            return try changesResponse(conference: changes.conference)
+        case .subscribe:
+            return ["subscribed": true]
+        case .stats:
+            return ["stores": .int(Int64(coordinator.persistentStores.count)), "objects": .int(Int64(objectCount()))]
+        }
+    }
+
+    // MARK: Fetching
+
+    private func fetchRequest(_ fetch: WireRequest.Fetch) throws -> FetchRequest {
+        guard coordinator.managedObjectModel.entitiesByName[fetch.entity] != nil else {
+            throw WireError(code: .unknownEntity, message: "The model has no entity named '\(fetch.entity)'.")
+        }
+        let request = FetchRequest(entityName: fetch.entity)
+        if let format = fetch.predicate, !format.isEmpty {
+            let predicate = try ObjectPredicate(format: format, argumentArray: [])
+            let variables = fetch.variables.dictionary.mapValues(coding.variable)
+            let missing = predicate.referencedVariables.subtracting(variables.keys).sorted()
+            guard missing.isEmpty else {
+                throw WireError(code: .missingVariable,
+                                message: "The predicate needs " + missing.map { "$" + $0 }.joined(separator: ", ")
+                                    + "; pass them in \"variables\".",
+                                details: ["variables": .array(missing.map { .string($0) })])
+            }
+            request.predicate = variables.isEmpty ? predicate : try predicate.withSubstitutionVariables(variables)
+        }
+        request.sortKeys = fetch.sort.map(sortKey)
+        if let limit = fetch.limit { request.fetchLimit = try nonNegative(limit, "limit") }
+        if let offset = fetch.offset { request.fetchOffset = try nonNegative(offset, "offset") }
+        if let subentities = fetch.includesSubentities { request.includesSubentities = subentities }
+        if let names = fetch.stores {
+            request.affectedStores = try names.map { name in
+                guard let store = store(named: name) else {
+                    throw WireError(code: .notFound, message: "No attached store is named '\(name)'.")
+                }
+                return store
+            }
+        }
+        return request
+    }
+
+    private func nonNegative(_ value: Int, _ field: String) throws(WireError) -> Int {
+        guard value >= 0 else { throw WireError.badRequest("\"\(field)\" must not be negative", field: field) }
+        return value
+    }
+
+    private func sortKey(_ key: WireRequest.SortKey) -> SortKey {
+        let comparison: SortKey.Comparison
+        switch key.comparison {
+        case .compare: comparison = .compare
+        case .caseInsensitive: comparison = .caseInsensitive
+        case .localizedStandard: comparison = .localizedStandard
+        }
+        return SortKey(key.key, ascending: key.isAscending, comparison: comparison)
+    }
+
+    private func fetchResponse(_ request: FetchRequest, properties: [String]?) throws -> JSONObject {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(request)
+        let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        request.fetchLimit = 0
+        request.fetchOffset = 0
+        let total = limit == 0 && offset == 0 ? objects.count : try context.count(for: request)
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        return ["objects": .array(objects.map { .object(coding.wireObject($0, properties: properties).json) }),
+                "total": .int(Int64(total))]
+    }
+
+    private func existing(_ uri: String, in context: ManagedObjectContext) throws -> ManagedObject {
+        guard let url = URL(string: uri), let id = coordinator.managedObjectID(forURIRepresentation: url),
+            !id.isTemporaryID
+        else {
+            throw WireError(code: .notFound, message: "No object has the URI \(uri).")
+        }
+        do {
+            return try context.existingObject(with: id)
+        } catch {
+            throw WireError(code: .notFound, message: "No object has the URI \(uri) (its store may have been detached).")
+        }
+    }
+
+    // MARK: Writing
+
+    private func performInsert(_ insert: WireRequest.Insert) throws -> JSONObject {
+        let model = coordinator.managedObjectModel
+        guard let entity = model.entitiesByName[insert.entity], !entity.isAbstract else {
+            throw WireError(code: .unknownEntity, message: "The model has no concrete entity named '\(insert.entity)'.")
+        }
+        let target = try targetStore(for: entity, explicit: insert.store)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let object = context.insertNewObject(forEntityName: entity.name)
+        try coding.apply(insert.values, to: object, in: context)
+        try context.assign(object, to: target)
+        try context.save()
+        return ["uri": .string(object.objectID.uriRepresentation().absoluteString), "store": .string(target.identifier)]
+    }
+
+    /// The store a new object goes to: the explicit one (checked), else a routing rule, else the single writable
+    /// store that holds the entity, else `ambiguous_store` listing the candidates.
+    private func targetStore(for entity: EntityDescription, explicit: String?) throws -> PersistentStore {
+        let candidates = coordinator.persistentStores.filter { !$0.isReadOnly && $0.holds(entityNamed: entity.name) }
+        if let explicit {
+            guard let store = store(named: explicit) else {
+                throw WireError(code: .notFound, message: "No attached store is named '\(explicit)'.")
+            }
+            guard candidates.contains(where: { $0 === store }) else {
+                throw WireError(code: .notWritable,
+                                message: "The store '\(explicit)' is read-only or does not hold \(entity.name).")
+            }
+            return store
+        }
+        if let rule = routingRules[entity.name], let store = store(named: rule),
+            candidates.contains(where: { $0 === store })
+        {
+            return store
+        }
+        if candidates.count == 1 { return candidates[0] }
+        if candidates.isEmpty {
+            throw WireError(code: .notWritable, message: "No writable store holds \(entity.name).")
+        }
+        let names = candidates.map { $0.url?.lastPathComponent ?? $0.identifier }
+        throw WireError.ambiguousStore("Several writable stores hold \(entity.name): "
+                                           + names.joined(separator: ", ") + "; name one in \"store\".",
+                                       candidates: names)
+    }
+
+    /// A store by identifier, path or file name; `personal` names the personal store.
+    func store(named name: String) -> PersistentStore? {
+        if name == "personal" { return personalStore }
+        return coordinator.persistentStores.first {
+            $0.identifier == name || $0.url?.path == name || $0.url?.lastPathComponent == name
+        }
+    }
+
+    // MARK: Listing
+
+    private func storeList() -> [JSONValue] {
+        var list: [JSONValue] = [.object(storeInfo(store: personalStore, file: personalStore.url?.path ?? "",
+                                                   loadedAt: nil, error: nil))]
+        for entry in library.entriesByPath {
+            list.append(.object(storeInfo(store: entry.store, file: entry.url.path, loadedAt: entry.loadedAt,
+                                          error: entry.error, type: entry.type, readOnly: entry.isReadOnly)))
+        }
+        return list
+    }
+
+    private func storeInfo(store: PersistentStore?, file: String, loadedAt: Date?, error: String?,
+                           type: PersistentStoreType? = nil, readOnly: Bool? = nil) -> JSONObject {
+        var info: JSONObject = [
+            "id": store.map { .string($0.identifier) } ?? .null, "file": .string(file),
+            "type": (store?.type ?? type).map { .string($0.rawValue) } ?? .null,
+            "configuration": store?.configurationName.map { .string($0) } ?? .null,
+            "readOnly": .bool(store?.isReadOnly ?? readOnly ?? true),
+            "objects": .int(Int64((store as? AtomicStore)?.cacheNodeCount ?? 0)),
+            "loadedAt": loadedAt.map { .string(WireDate.string(from: $0)) } ?? .null,
+            "error": error.map { .string($0) } ?? .null,
+        ]
+        if store == nil { info["objects"] = .int(0) }
+        return info
+    }
+
+    func objectCount() -> Int {
+        coordinator.persistentStores.reduce(0) { $0 + (($1 as? AtomicStore)?.cacheNodeCount ?? 0) }
+    }
+
+    /// The number of sessions in every store, for the status line.
+    public func sessionCount() -> Int {
+        let context = ManagedObjectContext(coordinator: coordinator)
+        return (try? context.count(for: FetchRequest(entityName: "Session"))) ?? 0
+    }
+
+    // MARK: Changes
+
+    private func changesResponse(conference: String?) throws -> JSONObject {
+        let acronyms = conference.map { [$0] } ?? library.conferencesWithChanges
+        if let conference, library.changes(forConference: conference) == nil {
+            throw WireError(code: .notFound,
+                            message: "No earlier release of '\(conference)' is known; changes appear when a newer "
+                                + "file replaces an attached one.")
+        }
+        var added: [JSONValue] = [], cancelled: [JSONValue] = [], moved: [JSONValue] = [], changed: [JSONValue] = []
+        for acronym in acronyms {
+            guard let diff = library.changes(forConference: acronym) else { continue }
+            added += diff.added.map { entry($0, acronym, previous: [:]) }
+            cancelled += diff.cancelled.map { item in
+                entry(item.session, acronym, previous: ["status": .string(item.reason.rawValue)])
+            }
+            moved += diff.moved.map { move in
+                entry(move.new, acronym, previous: [
+                    "start": .string(WireDate.string(from: move.oldStart)),
+                    "room": move.oldRoom.map { .string($0) } ?? .null,
+                ])
+            }
+            changed += diff.changed.map { edit in
+                var previous: JSONObject = [:]
+                for field in edit.fields {
+                    switch field {
+                    case .title: previous["title"] = .string(edit.old.title)
+                    case .persons: previous["persons"] = .array(edit.old.personNames.map { .string($0) })
+                    case .abstract: previous["abstract"] = edit.old.abstract.map { .string($0) } ?? .null
+                    default: previous["\(field)"] = .string("changed")
+                    }
+                }
+                return entry(edit.new, acronym, previous: previous)
+            }
+        }
+        return ["conference": conference.map { .string($0) } ?? .null, "added": .array(added),
+                "cancelled": .array(cancelled), "moved": .array(moved), "changed": .array(changed)]
+    }
+
+    /// A change entry: the session as a wire object (with its live URI when the new release holds it) and what it
+    /// was before.
+    private func entry(_ session: SessionInfo, _ acronym: String, previous: JSONObject) -> JSONValue {
+        let guid = session.guid ?? session.identity.description
+        var values = sessionJSON(session, acronym)
+        values["guid"] = .string(guid)
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = ObjectPredicate.comparison(.keyPath("guid"), .equalTo, .constant(.string(guid)))
+        request.fetchLimit = 1
+        let live = try? ManagedObjectContext(coordinator: coordinator).fetch(request).first
+        var object = WireObject(uri: live?.objectID.uriRepresentation().absoluteString ?? "", entity: "Session",
+                                store: live?.objectID.storeIdentifier ?? "", values: values).json
+        object["previous"] = .object(previous)
+        return .object(object)
+    }
+
+    private func sessionJSON(_ session: SessionInfo, _ acronym: String) -> JSONObject {
+        ["conference.acronym": .string(acronym), "guid": .string(session.guid ?? session.identity.description),
+         "title": .string(session.title), "start": .string(WireDate.string(from: session.start)),
+         "end": .string(WireDate.string(from: session.end)), "room.name": session.roomName.map { .string($0) } ?? .null,
+         "status": .string(session.status == .cancelled ? "cancelled" : "confirmed")]
+    }
+}

@@ -1,0 +1,53 @@
+import AlmanacWire
+import Foundation
+import ObjectGraph
+
+extension WireError {
+    /// The wire error for an error of the framework: codes map to the protocol's, messages are kept.
+    static func from(_ error: any Error) -> WireError {
+        switch error {
+        case let error as WireError:
+            return error
+        case let error as ObjectPredicateError:
+            if error.code == .unboundVariable {
+                var details: JSONObject = [:]
+                if let name = error.variableName { details["variable"] = .string(name) }
+                return WireError(code: .missingVariable, message: error.message, details: details)
+            }
+            if error.code == .unknownKey || error.code == .toManyKeyPathWithoutAggregate || error.code == .typeMismatch {
+                return WireError(code: .badRequest, message: error.message)
+            }
+            return .parseError(error.message, offset: error.offset ?? 0)
+        case let error as ModelError:
+            switch error.code {
+            case .unknownEntity: return WireError(code: .unknownEntity, message: error.message)
+            case .unknownTemplate: return WireError(code: .unknownTemplate, message: error.message)
+            case .missingVariable:
+                return WireError(code: .missingVariable, message: error.message,
+                                 details: ["variables": .array(error.variableNames.map { .string($0) })])
+            default: return WireError(code: .badRequest, message: error.message)
+            }
+        case let error as ValidationError:
+            let problems = error.allErrors.map { problem -> JSONValue in
+                var object: JSONObject = ["code": .string(problem.code.description),
+                                          "message": .string(problem.message)]
+                if let key = problem.context.key { object["key"] = .string(key) }
+                return .object(object)
+            }
+            return WireError(code: .badRequest, message: error.message, details: ["validation": .array(problems)])
+        case let error as StoreError:
+            switch error.code {
+            case .readOnlyStore: return WireError(code: .notWritable, message: error.message)
+            case .ambiguousStore: return .ambiguousStore(error.message, candidates: error.candidates)
+            case .objectNotFound, .storeNotFound, .invalidURI, .invalidObjectID:
+                return WireError(code: .notFound, message: error.message)
+            case .noStoreForEntity, .entityNotInConfiguration:
+                return WireError(code: .notWritable, message: error.message)
+            case .mergeConflict: return WireError(code: .busy, message: error.message)
+            default: return WireError(code: .internal, message: error.message)
+            }
+        default:
+            return WireError(code: .internal, message: "\(error)")
+        }
+    }
+}

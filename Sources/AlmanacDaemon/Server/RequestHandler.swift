@@ -1,0 +1,47 @@
+import AlmanacWire
+
+/// What the daemon plugs into ``WireServer``: it answers requests and provides subscription events.
+///
+/// The server owns framing, ordering, limits, deadlines and authorization; a handler only sees well-formed
+/// requests from peers allowed to make them. Requests on one connection reach the handler one at a time, in order;
+/// requests on different connections reach it concurrently.
+public protocol RequestHandler: Sendable {
+    /// Answers one request.
+    ///
+    /// - Returns: The response's fields (the server adds `id` and `ok`), e.g. `["objects": …, "total": 3]`.
+    /// - Throws: A ``AlmanacWire/WireError``, sent to the client as it is. Any other error is logged and answered
+    ///   with `internal`. The handler is cancelled when the request passes its deadline (`timeout`) or the server
+    ///   stops; it should check for cancellation in long work.
+    func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject
+
+    /// The events for a connection that sent `subscribe`; the server writes each as one line until the stream ends
+    /// or the connection closes (then the server cancels its iteration).
+    func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent>
+
+    /// Called after each answer, for statistics (default: does nothing). Called for answers the server gives
+    /// itself too (`too_large`, `bad_request` for unreadable lines, `forbidden`, `timeout`).
+    func requestCompleted(_ record: RequestRecord)
+}
+
+extension RequestHandler {
+    public func requestCompleted(_ record: RequestRecord) {}
+}
+
+/// A summary of one answered request, for statistics.
+public struct RequestRecord: Sendable {
+    /// The operation, or nil when the line could not be read.
+    public var op: String?
+    /// The error code of a failed answer, nil on success.
+    public var errorCode: WireError.Code?
+    /// Time from reading the line to having written the answer.
+    public var duration: Duration
+    /// Who asked.
+    public var peer: PeerCredentials
+
+    public init(op: String?, errorCode: WireError.Code?, duration: Duration, peer: PeerCredentials) {
+        self.op = op
+        self.errorCode = errorCode
+        self.duration = duration
+        self.peer = peer
+    }
+}

@@ -1,0 +1,71 @@
+import AlmanacWire
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The settings of ``WireServer``, with documented defaults.
+public struct ServerConfiguration: Sendable {
+    /// Where the server listens.
+    public enum Listener: Sendable, Hashable {
+        /// Bind a Unix-domain socket at this path. A stale socket file is removed; a live one makes the server refuse
+        /// to start (`already running`). The file is removed again when the server stops.
+        case path(String)
+        /// Adopt an inherited listening socket (systemd socket activation). The server does not touch any file.
+        case descriptor(CInt)
+    }
+
+    /// Where to listen.
+    public var listener: Listener
+    /// The longest request line in bytes; longer lines are answered `too_large` and skipped. Default 1 MiB.
+    public var maxLineLength: Int = WireProtocol.defaultMaxLineLength
+    /// The most connections served at once; one more is accepted, answered `busy` and closed. Default 64.
+    public var maxConnections: Int = 64
+    /// Connections without traffic for this long are closed (not while a request runs or a subscription is open);
+    /// nil keeps them forever. Default 5 minutes.
+    public var idleTimeout: Duration? = .seconds(300)
+    /// The longest a request may take; then the handler is cancelled and the client gets `timeout`. Default 30 s.
+    public var requestTimeout: Duration = .seconds(30)
+    /// On graceful shutdown, how long in-flight requests may take to finish before they are cancelled. Default 10 s.
+    public var shutdownGracePeriod: Duration = .seconds(10)
+    /// The permission bits of the socket file. Default `0660` (owner and group may connect).
+    public var socketMode: mode_t = 0o660
+    /// The permission bits of the socket's folder if the server creates it. Default `0750`.
+    public var directoryMode: mode_t = 0o750
+    /// Who may insert, update and delete. Default: the daemon's user and root.
+    public var writeAccess = WriteAccessPolicy()
+
+    /// A configuration listening on `listener` with the default limits.
+    public init(listener: Listener) {
+        self.listener = listener
+    }
+
+    /// A configuration listening at `socketPath` with the default limits.
+    public init(socketPath: String) {
+        self.init(listener: .path(socketPath))
+    }
+}
+
+extension ServerConfiguration.Listener {
+    /// The first descriptor passed by socket activation (`SD_LISTEN_FDS_START`).
+    public static let socketActivationStart: CInt = 3
+
+    /// The listener per the `sd_listen_fds` protocol: `.descriptor(3)` when `LISTEN_PID` names this process and
+    /// `LISTEN_FDS` is at least 1, else `.path(socketPath)`.
+    ///
+    /// - Parameters:
+    ///   - environment: The process environment (pass `ProcessInfo.processInfo.environment`).
+    ///   - processID: This process's id (default `getpid()`).
+    public static func fromSocketActivation(
+        environment: [String: String],
+        processID: pid_t = getpid(),
+        orPath socketPath: String
+    ) -> Self {
+        guard let pidText = environment["LISTEN_PID"], let pid = pid_t(pidText), pid == processID,
+            let countText = environment["LISTEN_FDS"], let count = Int(countText), count >= 1
+        else { return .path(socketPath) }
+        return .descriptor(socketActivationStart)
+    }
+}

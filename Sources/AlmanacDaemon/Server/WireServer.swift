@@ -1,0 +1,167 @@
+import AlmanacWire
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+
+/// The Unix-socket server of the Almanac wire protocol, generic over the ``RequestHandler`` that answers requests.
+///
+/// Run it in a `ServiceGroup`:
+///
+/// ```swift
+/// let server = WireServer(
+///     configuration: ServerConfiguration(
+///         listener: .fromSocketActivation(environment: ProcessInfo.processInfo.environment, orPath: socketPath)
+///     ),
+///     handler: daemonHandler,
+///     logger: logger,
+///     onReady: { address in notifySystemd("READY=1") }
+/// )
+/// let group = ServiceGroup(services: [watcher, server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// `run()` binds (or adopts the socket-activated descriptor), calls `onReady`, serves until graceful shutdown, then
+/// stops accepting, lets in-flight requests finish within ``ServerConfiguration/shutdownGracePeriod``, closes every
+/// connection, removes the socket file it created and returns without throwing. It throws ``ServerError`` only
+/// when it cannot start.
+public struct WireServer<Handler: RequestHandler>: Service {
+    /// What the server tells `onReady` once it accepts connections.
+    public struct ReadyInfo: Sendable, Hashable {
+        /// The socket path, or nil for an adopted descriptor.
+        public var socketPath: String?
+    }
+
+    public let configuration: ServerConfiguration
+    public let handler: Handler
+    let logger: Logger
+    let eventLoopGroup: any EventLoopGroup
+    let onReady: @Sendable (ReadyInfo) async -> Void
+    let connectionCount = ConnectionCounter()
+
+    /// A server for `handler`.
+    ///
+    /// - Parameters:
+    ///   - eventLoopGroup: The NIO event loops (default: NIO's shared singleton).
+    ///   - onReady: Called once the socket accepts connections (report `READY=1` to systemd here).
+    public init(
+        configuration: ServerConfiguration,
+        handler: Handler,
+        logger: Logger = Logger(label: "almanac.server"),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onReady: @escaping @Sendable (ReadyInfo) async -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
+        self.onReady = onReady
+    }
+
+    public func run() async throws {
+        let bound = try await bind()
+        let serverChannel = bound.channel
+        defer {
+            if case .path(let path) = configuration.listener { SocketFile.remove(path, ifInode: bound.inode) }
+        }
+        logger.info("listening", metadata: ["socket": "\(bound.socketPath ?? "inherited descriptor")"])
+        await onReady(ReadyInfo(socketPath: bound.socketPath))
+
+        let (shutdownSignal, shutdownContinuation) = AsyncStream<Void>.makeStream()
+        let grace = configuration.shutdownGracePeriod
+        do {
+            try await withGracefulShutdownHandler {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        await self.acceptConnections(on: serverChannel)
+                    }
+                    group.addTask {
+                        for await _ in shutdownSignal { break }
+                        try await Task.sleep(for: grace)
+                        throw GracePeriodExpired()
+                    }
+                    do {
+                        _ = try await group.next()
+                    } catch is GracePeriodExpired {
+                        self.logger.warning("shutdown grace period expired; cancelling requests still running")
+                    }
+                    group.cancelAll()
+                }
+            } onGracefulShutdown: {
+                shutdownContinuation.yield()
+                serverChannel.channel.close(promise: nil)
+            }
+        } catch is CancellationError {
+            // Cancelled by the service group: stop as on graceful shutdown.
+        }
+        serverChannel.channel.close(promise: nil)
+        shutdownContinuation.finish()
+        logger.info("stopped")
+    }
+
+    private func acceptConnections(on serverChannel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>)
+        async
+    {
+        await withTaskCancellationHandler {
+            do {
+                try await serverChannel.executeThenClose { inbound in
+                    await withDiscardingTaskGroup { connections in
+                        do {
+                            for try await connection in inbound {
+                                connections.addTask { await self.accepted(connection) }
+                            }
+                        } catch {
+                            self.logger.debug("accept loop ended", metadata: ["error": "\(error)"])
+                        }
+                    }
+                }
+            } catch {
+                logger.debug("server channel closed with an error", metadata: ["error": "\(error)"])
+            }
+        } onCancel: {
+            serverChannel.channel.close(promise: nil)
+        }
+    }
+
+    private func accepted(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        guard connectionCount.enter(limit: configuration.maxConnections) else {
+            logger.notice("too many connections; answering busy", metadata: ["limit": "\(configuration.maxConnections)"])
+            let busy = WireResponse.failure(
+                id: .null,
+                error: WireError(
+                    code: .busy,
+                    message: "the daemon serves \(configuration.maxConnections) connections already; try again later"
+                )
+            )
+            let channel = connection.channel
+            _ = try? await channel.writeAndFlush(ByteBuffer(bytes: busy.encodedLine())).get()
+            _ = try? await channel.close().get()
+            return
+        }
+        defer { connectionCount.leave() }
+        await serve(connection)
+    }
+}
+
+struct GracePeriodExpired: Error {}
+
+/// Counts open connections against the limit.
+final class ConnectionCounter: Sendable {
+    private let count = Mutex(0)
+
+    /// Takes a slot if fewer than `limit` are taken.
+    func enter(limit: Int) -> Bool {
+        count.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func leave() {
+        count.withLock { $0 -= 1 }
+    }
+
+    var current: Int { count.withLock { $0 } }
+}

@@ -1,0 +1,170 @@
+import Foundation
+
+/// Dates on the wire: ISO 8601 / RFC 3339 strings with an offset, e.g. `2024-12-27T10:30:00+01:00` or
+/// `2024-12-27T09:30:00Z`.
+///
+/// The formatter and parser are written out by hand (no `DateFormatter`), so they are fast, `Sendable` and give
+/// the same text on every platform.
+public enum WireDate {
+    /// Formats `date` in `timeZone` (UTC by default, written `Z`), with milliseconds only when asked or when the
+    /// date has a fraction of a second and `fractionalSeconds` is nil.
+    public static func string(from date: Date, in timeZone: TimeZone = .gmt, fractionalSeconds: Bool? = nil) -> String {
+        let interval = date.timeIntervalSince1970
+        let offset = timeZone.secondsFromGMT(for: date)
+        let wholeSeconds = interval.rounded(.down)
+        var milliseconds = Int(((interval - wholeSeconds) * 1000).rounded())
+        var seconds = Int64(wholeSeconds)
+        if milliseconds == 1000 {
+            milliseconds = 0
+            seconds += 1
+        }
+        let local = seconds + Int64(offset)
+        let days = floorDivide(local, 86_400)
+        let secondOfDay = Int(local - days * 86_400)
+        let (year, month, day) = civil(fromDays: days)
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
+        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if fractionalSeconds ?? (milliseconds != 0) {
+            text += "." + pad(milliseconds, 3)
+        }
+        if offset == 0 {
+            text += "Z"
+        } else {
+            let magnitude = abs(offset) / 60
+            text += (offset < 0 ? "-" : "+") + pad(magnitude / 60, 2) + ":" + pad(magnitude % 60, 2)
+        }
+        return text
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM[:SS[.fff]]` followed by `Z` or an offset (`±HH:MM`, `±HHMM`, `±HH`); a space may
+    /// stand for the `T`. Returns nil for anything else, including a time without an offset.
+    public static func date(from string: String) -> Date? {
+        var scanner = Scanner(Array(string.utf8))
+        guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
+            let day = scanner.digits(2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
+            let hour = scanner.digits(2), scanner.skip(":"), let minute = scanner.digits(2)
+        else { return nil }
+        var second = 0
+        var fraction = 0.0
+        if scanner.skip(":") {
+            guard let parsed = scanner.digits(2) else { return nil }
+            second = parsed
+            if scanner.skip(".") || scanner.skip(",") {
+                var scale = 0.1
+                var count = 0
+                while let digit = scanner.digits(1) {
+                    fraction += Double(digit) * scale
+                    scale /= 10
+                    count += 1
+                }
+                guard count > 0 else { return nil }
+            }
+        }
+        var offset = 0
+        if scanner.skip("Z") || scanner.skip("z") {
+            offset = 0
+        } else if let sign = scanner.sign() {
+            guard let hours = scanner.digits(2) else { return nil }
+            var minutes = 0
+            if scanner.skip(":") {
+                guard let parsed = scanner.digits(2) else { return nil }
+                minutes = parsed
+            } else if let parsed = scanner.digits(2) {
+                minutes = parsed
+            }
+            guard hours < 24, minutes < 60 else { return nil }
+            offset = sign * (hours * 3600 + minutes * 60)
+        } else {
+            return nil
+        }
+        guard scanner.isAtEnd, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24 || (hour == 24 && minute == 0 && second == 0), minute < 60, second < 61
+        else { return nil }
+        let days = days(fromCivil: year, month, day)
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - Int64(offset)
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    // MARK: Calendar arithmetic (Howard Hinnant's days_from_civil / civil_from_days)
+
+    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        a >= 0 ? a / b : (a - b + 1) / b
+    }
+
+    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = floorDivide(y, 400)
+        let yearOfEra = y - era * 400
+        let m = Int64(month)
+        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (Int(year), Int(month), Int(day))
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var isAtEnd: Bool { index == bytes.count }
+
+        mutating func skip(_ character: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(character.value) else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func sign() -> Int? {
+            if skip("+") { return 1 }
+            if skip("-") { return -1 }
+            return nil
+        }
+
+        mutating func digits(_ count: Int) -> Int? {
+            guard bytes.count - index >= count else { return nil }
+            var value = 0
+            for offset in 0..<count {
+                let byte = bytes[index + offset]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            index += count
+            return value
+        }
+    }
+}
+
+extension JSONValue {
+    /// A date as its wire string (UTC).
+    public static func date(_ date: Date) -> JSONValue { .string(WireDate.string(from: date)) }
+
+    /// The date, if this is a string in the wire's date format.
+    public var dateValue: Date? { stringValue.flatMap(WireDate.date(from:)) }
+}

@@ -1,0 +1,84 @@
+extension JSONValue {
+    /// Encodes the value as compact JSON text: no spaces, no newlines.
+    ///
+    /// Object keys come out in insertion order, or sorted by their UTF-8 bytes when `sortingKeys` is true; either
+    /// way the output is deterministic. Strings escape `"`, `\` and every control character (a newline becomes
+    /// `\n`), so an encoded value never contains a raw line break and one message is always one line. Non-ASCII
+    /// characters are written as UTF-8, not escaped. Doubles use the shortest text that reads back to the same
+    /// value; a non-finite double (which JSON cannot express) is written as `null`.
+    ///
+    /// - Complexity: O(n) in the size of the output, plus the key sorts when `sortingKeys` is true.
+    public func encoded(sortingKeys: Bool = false) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64)
+        encode(into: &output, sortingKeys: sortingKeys)
+        return output
+    }
+
+    /// The encoded text as a string; see ``encoded(sortingKeys:)``.
+    public func encodedString(sortingKeys: Bool = false) -> String {
+        String(decoding: encoded(sortingKeys: sortingKeys), as: UTF8.self)
+    }
+
+    /// Appends the encoded text to `output`; see ``encoded(sortingKeys:)``.
+    public func encode(into output: inout [UInt8], sortingKeys: Bool = false) {
+        switch self {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let value):
+            output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value):
+            output.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            if value.isFinite {
+                // Swift's shortest round-trip text ("2.0", "1e-05", "1e+20") is valid JSON and reads back as a double.
+                output.append(contentsOf: value.description.utf8)
+            } else {
+                output.append(contentsOf: "null".utf8)
+            }
+        case .string(let value):
+            Self.encodeString(value, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                element.encode(into: &output, sortingKeys: sortingKeys)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            var keys = object.keys
+            if sortingKeys { keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
+            for (position, key) in keys.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                Self.encodeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                object[key]!.encode(into: &output, sortingKeys: sortingKeys)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func encodeString(_ string: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x08: output.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+            case 0x0C: output.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            case 0x00..<0x20, 0x7F:
+                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+
+/// The root command.
+struct Almanac: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "almanac",
+        abstract: "Query the Almanac conference schedule daemon.",
+        discussion: """
+            almanac talks to almanacd over its Unix socket. The socket is --socket, else $ALMANAC_SOCKET, else \
+            ./.almanac/almanac.sock if it exists, else $XDG_RUNTIME_DIR/almanac/almanac.sock, else \
+            /run/almanac/almanac.sock.
+
+            Times are shown in each conference's time zone with its abbreviation; --utc or --tz ZONE change that. \
+            --format json|ndjson|csv|tsv prints data for scripts (json is the daemon's objects unchanged). Colour \
+            is used only on a terminal and never when NO_COLOR is set.
+
+            EXIT CODES:
+              0  success
+              1  the daemon answered with an error (its code is printed on stderr)
+              2  usage error
+              3  cannot connect to the daemon
+              4  not found
+
+            EXAMPLES:
+              almanac now
+              almanac next --within 90m
+              almanac grid --day 2024-12-28 --conference 38c3
+              almanac query Session --where 'track.name == $T' --var T=Security --sort start --fields title,start,room.name
+              almanac export ics --favorites > favourites.ics
+            """,
+        version: "0.1.0",
+        subcommands: [
+            StoresCommand.self, QueryCommand.self, TemplateCommand.self, NowCommand.self, NextCommand.self,
+            DayCommand.self, SearchCommand.self, GridCommand.self, FavCommand.self, ConflictsCommand.self,
+            ChangesCommand.self, ExportCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
+            WatchCommand.self, StatsCommand.self, PingCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,43 @@
+import AlmanacWire
+import ArgumentParser
+import Foundation
+
+/// Options every command takes.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: "The daemon's socket (default: $ALMANAC_SOCKET, ./.almanac/almanac.sock, $XDG_RUNTIME_DIR/almanac/almanac.sock, /run/almanac/almanac.sock).")
+    var socket: String?
+
+    @Option(name: .long, help: "Output format: table, json, ndjson, csv or tsv.")
+    var format: OutputFormat = .table
+
+    @Flag(name: .long, help: "Show times in UTC.")
+    var utc = false
+
+    @Option(name: .long, help: ArgumentHelp("Show times in this zone, e.g. Europe/Berlin.", valueName: "zone"))
+    var tz: String?
+
+    @Option(name: .long, help: ArgumentHelp("Pretend the current time is this ISO 8601 time (for planning).", valueName: "time"))
+    var at: String?
+
+    func validate() throws {
+        if utc, tz != nil { throw ValidationError("--utc and --tz cannot be combined") }
+        if let tz, TimeZone(identifier: tz) == nil { throw ValidationError("unknown time zone \(tz)") }
+        if let at, WireDateInput.parse(at) == nil {
+            throw ValidationError("--at needs an ISO 8601 time such as 2024-12-28T11:00+01:00, not \(at)")
+        }
+    }
+}
+
+/// Times the user types: ISO 8601 with an offset, or without one (then in the machine's zone).
+enum WireDateInput {
+    static func parse(_ text: String) -> Date? {
+        if let date = WireDate.date(from: text) { return date }
+        let parser = DateFormatter()
+        parser.locale = Locale(identifier: "en_US_POSIX")
+        for format in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm"] {
+            parser.dateFormat = format
+            if let date = parser.date(from: text) { return date }
+        }
+        return nil
+    }
+}

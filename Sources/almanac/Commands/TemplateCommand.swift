@@ -1,0 +1,58 @@
+import AlmanacWire
+import ArgumentParser
+
+struct TemplateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "template",
+        abstract: "Run a fetch request template of the model by name.",
+        discussion: """
+            EXAMPLES:
+              almanac template SearchSessions TEXT=keynote
+              almanac template SessionsInRoom ROOM="Saal 1" --format json
+            """
+    )
+
+    @OptionGroup var options: ClientOptions
+
+    @Argument(help: "The template's name.")
+    var name: String
+
+    @Argument(help: ArgumentHelp("Template variables.", valueName: "VAR=VALUE"))
+    var variables: [String] = []
+
+    @Option(help: "The most objects to show.")
+    var limit: Int?
+
+    func validate() throws {
+        do { _ = try ArgumentSyntax.assignments(variables) } catch { throw ValidationError(error.message) }
+    }
+
+    func run() throws {
+        let context = CommandContext(options: options)
+        let template = WireRequest.Template(
+            name: name,
+            variables: try ArgumentSyntax.assignments(variables),
+            limit: limit,
+            properties: nil
+        )
+        let answer = try context.send(.template(template), as: WireResponse.Fetch.self)
+        try SessionOutput.print(answer.objects, context: context)
+    }
+}
+
+/// Prints objects as sessions when they are sessions, else as plain objects.
+enum SessionOutput {
+    static func print(_ objects: [WireObject], context: CommandContext, favorites: Set<String>? = nil) throws {
+        if !objects.isEmpty, objects.allSatisfy({ $0.entity == "Session" }) {
+            let favorites = favorites ?? (try? context.favoriteGUIDs()) ?? []
+            context.print(SessionListing.make(objects.map(SessionSummary.init), favorites: favorites, display: context.display))
+        } else {
+            context.print(ObjectListing.make(objects, fields: nil, display: context.display))
+        }
+    }
+
+    static func print(_ sessions: [SessionSummary], context: CommandContext) {
+        let favorites = (try? context.favoriteGUIDs()) ?? []
+        context.print(SessionListing.make(sessions, favorites: favorites, display: context.display))
+    }
+}

@@ -1,0 +1,62 @@
+import AlmanacWire
+
+/// An error the client reports on stderr in one line and turns into an exit code.
+enum ClientError: Error, CustomStringConvertible {
+    /// The daemon answered with an error.
+    case daemon(WireError)
+    /// The socket could not be reached.
+    case cannotConnect(path: String, reason: String)
+    /// The connection broke or the daemon sent something unreadable.
+    case protocolFailure(String)
+    /// Something the user named does not exist (checked by the client).
+    case notFound(String)
+    /// The arguments are wrong in a way only known after talking to the daemon.
+    case usage(String)
+
+    /// The process exit codes, as documented in `almanac --help`.
+    enum ExitStatus: Int32 {
+        case ok = 0
+        case daemonError = 1
+        case usage = 2
+        case cannotConnect = 3
+        case notFound = 4
+    }
+
+    var exitStatus: ExitStatus {
+        switch self {
+        case .daemon(let error): return error.code == .notFound ? .notFound : .daemonError
+        case .cannotConnect: return .cannotConnect
+        case .protocolFailure: return .daemonError
+        case .notFound: return .notFound
+        case .usage: return .usage
+        }
+    }
+
+    /// The code shown first on the error line.
+    var code: String {
+        switch self {
+        case .daemon(let error): return error.code.rawValue
+        case .cannotConnect: return "cannot_connect"
+        case .protocolFailure: return "protocol_error"
+        case .notFound: return "not_found"
+        case .usage: return "usage"
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .daemon(let error):
+            var text = error.message
+            if let candidates = error.candidates { text += " (candidates: \(candidates.joined(separator: ", ")))" }
+            if let offset = error.offset, error.code == .parseError { text += " (at offset \(offset))" }
+            return text
+        case .cannotConnect(let path, let reason):
+            return "cannot connect to \(path): \(reason) (is almanacd running? see --socket)"
+        case .protocolFailure(let text), .notFound(let text), .usage(let text):
+            return text
+        }
+    }
+
+    /// The single stderr line.
+    var description: String { "almanac: \(code): \(message)" }
+}

@@ -1,0 +1,65 @@
+import AlmanacWire
+import Foundation
+
+/// A `Session` object as the client shows it, read leniently from the daemon's values: a related object's field
+/// may come as a key path (`room.name`) or nested (`room: {name}`).
+struct SessionSummary: Sendable, Hashable {
+    var uri: String
+    var guid: String
+    var title: String
+    var subtitle: String?
+    var abstract: String?
+    var start: Date?
+    var end: Date?
+    var room: String?
+    var track: String?
+    var conference: String?
+    var timeZone: TimeZone?
+    var url: String?
+    var isCancelled: Bool
+    var persons: [String]
+    var raw: WireObject
+
+    /// The key paths the client asks the daemon for.
+    static let properties = [
+        "guid", "code", "title", "subtitle", "abstract", "start", "end", "duration", "language", "type", "url",
+        "status", "room.name", "track.name", "conference.acronym", "conference.timeZone",
+    ]
+
+    init(_ object: WireObject) {
+        let values = object.values
+        func value(_ path: String) -> JSONValue? {
+            if let direct = values[path], !direct.isNull { return direct }
+            var current: JSONValue? = .object(values)
+            for component in path.split(separator: ".") { current = current?[String(component)] }
+            return current.flatMap { $0.isNull ? nil : $0 }
+        }
+        func string(_ path: String) -> String? { value(path)?.stringValue }
+
+        uri = object.uri
+        guid = string("guid") ?? object.uri
+        title = string("title") ?? "(untitled)"
+        subtitle = string("subtitle")
+        abstract = string("abstract")
+        start = value("start")?.dateValue
+        end = value("end")?.dateValue
+        if end == nil, let start, let minutes = value("duration")?.doubleValue {
+            end = start.addingTimeInterval(minutes * 60)
+        }
+        room = string("room.name")
+        track = string("track.name")
+        conference = string("conference.acronym")
+        timeZone = string("conference.timeZone").flatMap(TimeZone.init(identifier:))
+        url = string("url")
+        isCancelled = string("status")?.lowercased() == "cancelled"
+        persons = value("persons.name")?.arrayValue?.compactMap(\.stringValue) ?? []
+        raw = object
+    }
+
+    /// Whether the two sessions overlap in time, and by how long.
+    func overlap(with other: SessionSummary) -> TimeInterval? {
+        guard let start, let end, let otherStart = other.start, let otherEnd = other.end else { return nil }
+        let overlap = min(end, otherEnd).timeIntervalSince(max(start, otherStart))
+        return overlap > 0 ? overlap : nil
+    }
+}

@@ -1,0 +1,199 @@
+import AlmanacDaemon
+import AlmanacWire
+import Foundation
+import ObjectGraph
+import Testing
+
+/// A daemon core on a temporary copy of the sample schedules.
+struct CoreFixture {
+    let root: URL
+    let inbox: URL
+    let core: DaemonCore
+
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data/schedules")
+
+    init(files: [String] = ["swift-server-days-2026.xml", "plumbing-camp-2026.json", "open-data-evening-2026.ics"])
+        throws
+    {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID().uuidString)")
+        inbox = root.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        for file in files {
+            try FileManager.default.copyItem(at: Self.samples.appendingPathComponent(file),
+                                             to: inbox.appendingPathComponent(file))
+        }
+        let configuration = DaemonConfiguration(watchFolders: [inbox], stateFolder: root.appendingPathComponent("state"),
+                                                socketPath: root.appendingPathComponent("s.sock").path)
+        core = try DaemonCore(configuration: configuration)
+        core.scanAll()
+    }
+
+    func request(_ op: String, _ fields: JSONObject = [:]) throws(WireError) -> JSONObject {
+        try core.engine.execute(WireRequest(id: 1, op: op, fields: fields))
+    }
+
+    func error(_ op: String, _ fields: JSONObject = [:]) -> WireError? {
+        do {
+            _ = try request(op, fields)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+}
+
+@Suite("Query engine")
+struct QueryEngineTests {
+    @Test func helloStoresAndCounts() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let hello = try fixture.request("hello")
+        #expect(hello["protocol"] == 1)
+        #expect(hello["entities"]?.arrayValue?.contains("Session") == true)
+        let stores = try #require(try fixture.request("stores")["stores"]?.arrayValue)
+        #expect(stores.count == 4)
+        #expect(stores.allSatisfy { $0["error"] == .null })
+        let count = try fixture.request("count", ["entity": "Session"])
+        #expect(count["count"] == .int(18 + 14 + 9))
+        #expect(fixture.core.statusLine == "serving 4 stores, 41 sessions")
+    }
+
+    @Test func fetchSortsPagesAndReportsTheTotal() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let response = try fixture.request("fetch", [
+            "entity": "Session", "predicate": "room.name BEGINSWITH[c] $ROOM", "variables": ["ROOM": "hall"],
+            "sort": [["key": "start"], ["key": "title", "ascending": false]], "limit": 3, "offset": 1,
+            "properties": ["title", "start", "room.name"],
+        ])
+        let objects = try #require(response["objects"]?.arrayValue)
+        #expect(objects.count == 3)
+        #expect(response["total"] == 10)
+        let starts = objects.compactMap { $0["values"]?["start"]?.stringValue }
+        #expect(starts == starts.sorted())
+        #expect(objects.allSatisfy { $0["values"]?["room.name"]?.stringValue?.hasPrefix("Hall") == true })
+        #expect(objects.allSatisfy { $0["uri"]?.stringValue?.hasPrefix("x-coredata://") == true })
+    }
+
+    @Test func errorsCarryProtocolCodes() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let parse = try #require(fixture.error("fetch", ["entity": "Session", "predicate": "title ==="]))
+        #expect(parse.code == .parseError)
+        #expect(parse.details["offset"] != nil)
+        #expect(fixture.error("fetch", ["entity": "Nope"])?.code == .unknownEntity)
+        #expect(fixture.error("fetch", ["entity": "Session", "predicate": "title == $T"])?.code == .missingVariable)
+        #expect(fixture.error("template", ["name": "Nope", "variables": [:]])?.code == .unknownTemplate)
+        #expect(fixture.error("template", ["name": "SessionsInRoom", "variables": [:]])?.code == .missingVariable)
+        #expect(fixture.error("get", ["uri": "x-coredata://nope/Session/p1"])?.code == .notFound)
+        #expect(fixture.error("fetch", ["entity": "Session", "limit": -1])?.code == .badRequest)
+        #expect(fixture.error("launch")?.code == .unknownOp)
+    }
+
+    @Test func templatesAnswerWithTheirVariables() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let response = try fixture.request("template", ["name": "SessionsInRoom", "variables": ["ROOM": "Hall A"],
+                                                        "limit": 2])
+        #expect(response["objects"]?.arrayValue?.count == 2)
+        #expect((response["total"]?.intValue ?? 0) > 2)
+    }
+
+    @Test func insertsRouteToThePersonalStore() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let personal = fixture.core.personalStore.identifier
+        let favorite = try fixture.request("insert", ["entity": "Favorite",
+                                                      "values": ["conferenceAcronym": "ssd26", "sessionGUID": "g"]])
+        #expect(favorite["store"] == .string(personal))
+        let session = try fixture.request("insert", ["entity": "Session", "values": [
+            "guid": "mine-1", "title": "Lunch with friends", "start": "2026-11-23T12:00:00Z",
+        ]])
+        #expect(session["store"] == .string(personal))
+        let uri = try #require(session["uri"]?.stringValue)
+        let fetched = try fixture.request("get", ["uri": .string(uri)])
+        #expect(fetched["object"]?["values"]?["start"] == "2026-11-23T12:00:00Z")
+
+        _ = try fixture.request("update", ["uri": .string(uri), "values": ["title": "Lunch"]])
+        #expect(try fixture.request("get", ["uri": .string(uri)])["object"]?["values"]?["title"] == "Lunch")
+        _ = try fixture.request("delete", ["uri": .string(uri)])
+        #expect(fixture.error("get", ["uri": .string(uri)])?.code == .notFound)
+    }
+
+    @Test func writesToReadOnlyStoresAreRefusedAndNothingChanges() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let error = fixture.error("insert", ["entity": "Session", "store": "swift-server-days-2026.xml",
+                                             "values": ["guid": "x", "title": "x"]])
+        #expect(error?.code == .notWritable)
+        let first = try fixture.request("fetch", ["entity": "Session", "limit": 1, "stores": ["swift-server-days-2026.xml"]])
+        let uri = try #require(first["objects"]?.arrayValue?.first?["uri"])
+        #expect(fixture.error("update", ["uri": uri, "values": ["title": "Hacked"]])?.code == .notWritable)
+        #expect(try fixture.request("get", ["uri": uri])["object"]?["values"]?["title"] != "Hacked")
+        let invalid = fixture.error("insert", ["entity": "Favorite", "values": ["sessionGUID": "g"]])
+        #expect(invalid?.code == .badRequest)
+        #expect(try fixture.request("count", ["entity": "Favorite"])["count"] == 0)
+        #expect(fixture.error("insert", ["entity": "Favorite", "values": ["nope": 1]])?.code == .badRequest)
+        #expect(fixture.error("insert", ["entity": "Run", "values": ["processID": "abc"]])?.code == .badRequest)
+    }
+
+    @Test func aRunIsRecordedAtStart() throws {
+        let fixture = try CoreFixture(files: [])
+        defer { fixture.remove() }
+        let runs = try fixture.request("fetch", ["entity": "Run"])
+        #expect(runs["objects"]?.arrayValue?.count == 1)
+        #expect(runs["objects"]?.arrayValue?.first?["values"]?["processID"] == .int(Int64(ProcessInfo.processInfo.processIdentifier)))
+    }
+
+    @Test func replacingAFileKeepsTheOldOneWhenTheNewOneIsBadAndReportsChanges() throws {
+        let fixture = try CoreFixture(files: ["swift-server-days-2026.xml"])
+        defer { fixture.remove() }
+        let file = fixture.inbox.appendingPathComponent("swift-server-days-2026.xml")
+        let original = try String(contentsOf: file, encoding: .utf8)
+        try Data((original.prefix(500)).utf8).write(to: file)
+        #expect(fixture.core.library.attach(file) != .replaced)
+        #expect(try fixture.request("count", ["entity": "Session"])["count"] == 18)
+        let stores = try #require(try fixture.request("stores")["stores"]?.arrayValue)
+        #expect(stores.contains { $0["error"]?.stringValue?.isEmpty == false })
+
+        let renamed = original.replacingOccurrences(of: "Structured concurrency in practice",
+                                                    with: "Structured concurrency, revisited")
+        try Data(renamed.utf8).write(to: file)
+        #expect(fixture.core.library.attach(file) == .replaced)
+        let changes = try fixture.request("changes", ["conference": "ssd26"])
+        #expect(changes["changed"]?.arrayValue?.count == 1)
+        #expect(changes["added"]?.arrayValue?.isEmpty == true)
+        #expect(fixture.error("changes", ["conference": "nope"])?.code == .notFound)
+    }
+
+    @Test func filesOutsideTheFolderAndOddFilesAreRefused() throws {
+        let fixture = try CoreFixture(files: [])
+        defer { fixture.remove() }
+        let outside = fixture.root.appendingPathComponent("outside.xml")
+        try FileManager.default.copyItem(at: CoreFixture.samples.appendingPathComponent("swift-server-days-2026.xml"),
+                                         to: outside)
+        let link = fixture.inbox.appendingPathComponent("link.xml")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: outside)
+        guard case .failed(let reason) = fixture.core.library.attach(link) else {
+            Issue.record("a symlink out of the folder was attached")
+            return
+        }
+        #expect(reason.contains("outside"))
+        let fifo = fixture.inbox.appendingPathComponent("pipe.xml")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        guard case .failed = fixture.core.library.attach(fifo) else {
+            Issue.record("a FIFO was attached")
+            return
+        }
+        let empty = fixture.inbox.appendingPathComponent("empty.xml")
+        try Data().write(to: empty)
+        guard case .failed = fixture.core.library.attach(empty) else {
+            Issue.record("an empty file was attached")
+            return
+        }
+        #expect(try fixture.request("count", ["entity": "Session"])["count"] == 0)
+    }
+}

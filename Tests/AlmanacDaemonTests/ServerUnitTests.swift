@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+@testable import AlmanacDaemon
+
+@Suite struct ConnectionStateMachineTests {
+    let start = ContinuousClock.now
+
+    @Test func requestsRunOneAtATime() {
+        var machine = ConnectionStateMachine(now: start)
+        #expect(machine.requestStarted() == .process)
+        #expect(machine.state == .processing)
+        #expect(machine.requestFinished(at: start + .seconds(1)) == .continueReading)
+        #expect(machine.state == .idle(since: start + .seconds(1)))
+    }
+
+    @Test func shutdownWhileIdleClosesNow() {
+        var machine = ConnectionStateMachine(now: start)
+        #expect(machine.gracefulShutdown() == .closeNow)
+        #expect(machine.requestStarted() == .ignore)
+        #expect(machine.gracefulShutdown() == .none)
+    }
+
+    @Test func shutdownDuringARequestClosesAfterIt() {
+        var machine = ConnectionStateMachine(now: start)
+        _ = machine.requestStarted()
+        #expect(machine.gracefulShutdown() == .closeAfterCurrentRequest)
+        #expect(machine.state == .draining)
+        #expect(machine.requestFinished(at: start) == .close)
+        #expect(machine.requestStarted() == .ignore)
+    }
+
+    @Test func idleTimeCountsFromTheLastActivity() {
+        var machine = ConnectionStateMachine(now: start)
+        let timeout = Duration.seconds(10)
+        #expect(machine.idleCheck(at: start + .seconds(4), timeout: timeout) == .checkAgain(at: start + .seconds(10)))
+        machine.bytesReceived(at: start + .seconds(6))
+        #expect(machine.idleCheck(at: start + .seconds(10), timeout: timeout) == .checkAgain(at: start + .seconds(16)))
+        #expect(machine.idleCheck(at: start + .seconds(16), timeout: timeout) == .close)
+        #expect(machine.state == .closed)
+    }
+
+    @Test func runningRequestsAreNotIdle() {
+        var machine = ConnectionStateMachine(now: start)
+        _ = machine.requestStarted()
+        let check = machine.idleCheck(at: start + .seconds(100), timeout: .seconds(10))
+        #expect(check == .checkAgain(at: start + .seconds(110)))
+    }
+
+    @Test func subscribedConnectionsStopTheIdleWatch() {
+        var machine = ConnectionStateMachine(now: start)
+        machine.subscribed()
+        #expect(machine.idleCheck(at: start + .seconds(100), timeout: .seconds(10)) == .stopWatching)
+    }
+
+    @Test func closedConnectionsStopTheIdleWatch() {
+        var machine = ConnectionStateMachine(now: start)
+        machine.closed()
+        #expect(machine.idleCheck(at: start, timeout: .seconds(1)) == .stopWatching)
+    }
+}
+
+@Suite struct WriteAccessPolicyTests {
+    @Test func ownerAndRootMayWrite() {
+        let policy = WriteAccessPolicy(ownerUID: 1000)
+        #expect(policy.allowsWrites(by: PeerCredentials(uid: 1000, gid: 1000, pid: 1)))
+        #expect(policy.allowsWrites(by: PeerCredentials(uid: 0, gid: 0, pid: 1)))
+        #expect(!policy.allowsWrites(by: PeerCredentials(uid: 1001, gid: 1001, pid: 1)))
+    }
+
+    @Test func membersOfTheWriterGroupMayWrite() {
+        let policy = WriteAccessPolicy(ownerUID: 1000, writerGroup: 2000)
+        #expect(policy.allowsWrites(by: PeerCredentials(uid: 1001, gid: 2000, pid: 1)))
+        #expect(!policy.allowsWrites(by: PeerCredentials(uid: 1001, gid: 1001, pid: 1)))
+    }
+
+    @Test func supplementaryGroupsCount() {
+        // root's groups include gid 0 on every Linux system.
+        let groups = WriteAccessPolicy.supplementaryGroups(of: 0, primary: 0)
+        #expect(groups.contains(0))
+    }
+
+    @Test func unknownPeersMayNotWrite() {
+        #expect(!WriteAccessPolicy(ownerUID: .max, writerGroup: .max).allowsWrites(by: .unknown))
+    }
+}
+
+@Suite struct SocketActivationTests {
+    @Test func adoptsDescriptor3WhenThePIDMatches() {
+        let listener = ServerConfiguration.Listener.fromSocketActivation(
+            environment: ["LISTEN_PID": "42", "LISTEN_FDS": "1"],
+            processID: 42,
+            orPath: "/run/almanac/almanac.sock"
+        )
+        #expect(listener == .descriptor(3))
+    }
+
+    @Test(arguments: [
+        ["LISTEN_PID": "41", "LISTEN_FDS": "1"], ["LISTEN_PID": "42", "LISTEN_FDS": "0"], ["LISTEN_FDS": "1"],
+        ["LISTEN_PID": "42"], [:], ["LISTEN_PID": "x", "LISTEN_FDS": "1"],
+    ])
+    func bindsThePathOtherwise(environment: [String: String]) {
+        let listener = ServerConfiguration.Listener.fromSocketActivation(
+            environment: environment,
+            processID: 42,
+            orPath: "/run/almanac/almanac.sock"
+        )
+        #expect(listener == .path("/run/almanac/almanac.sock"))
+    }
+
+    @Test func defaultsAreDocumented() {
+        let configuration = ServerConfiguration(socketPath: "/tmp/x.sock")
+        #expect(configuration.maxLineLength == 1 << 20)
+        #expect(configuration.maxConnections == 64)
+        #expect(configuration.idleTimeout == .seconds(300))
+        #expect(configuration.requestTimeout == .seconds(30))
+        #expect(configuration.socketMode == 0o660)
+    }
+}
+
+@Suite struct DeadlineTests {
+    @Test func returnsTheValueInTime() async throws {
+        #expect(try await withDeadline(.seconds(5)) { 7 } == 7)
+    }
+
+    @Test func throwsWhenTooSlow() async throws {
+        await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(.milliseconds(50)) {
+                try await Task.sleep(for: .seconds(10))
+                return 1
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import AlmanacDaemon
+import AlmanacWire
+import Synchronization
+
+/// A trivial handler: `ping`, `echo` (returns its fields), `sleep` (`ms`), `whoami` (peer credentials), `fail`
+/// (throws a non-wire error), `insert` (pretends to insert), and events pushed by the test.
+final class TestHandler: RequestHandler {
+    private let eventContinuations = Mutex<[AsyncStream<WireEvent>.Continuation]>([])
+    let started: AsyncStream<String>
+    private let startedContinuation: AsyncStream<String>.Continuation
+    let records = Mutex<[RequestRecord]>([])
+
+    init() {
+        (started, startedContinuation) = AsyncStream<String>.makeStream()
+    }
+
+    struct Boom: Error {}
+
+    func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject {
+        startedContinuation.yield(request.op)
+        switch request.op {
+        case "ping":
+            return [:]
+        case "echo":
+            return request.fields
+        case "sleep":
+            let milliseconds = request.fields["ms"]?.intValue ?? 100
+            try await Task.sleep(for: .milliseconds(milliseconds))
+            return ["slept": .int(milliseconds)]
+        case "whoami":
+            return ["uid": .int(Int64(peer.uid)), "gid": .int(Int64(peer.gid)), "pid": .int(Int64(peer.pid))]
+        case "fail":
+            throw Boom()
+        case "insert":
+            return ["uri": "x-almanac://test/Favorite/p1", "store": "test"]
+        case "missing":
+            throw WireError(code: .notFound, message: "no such object")
+        default:
+            throw WireError.unknownOp(request.op)
+        }
+    }
+
+    func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent> {
+        let (stream, continuation) = AsyncStream<WireEvent>.makeStream()
+        eventContinuations.withLock { $0.append(continuation) }
+        return stream
+    }
+
+    func requestCompleted(_ record: RequestRecord) {
+        records.withLock { $0.append(record) }
+    }
+
+    /// Sends an event to every subscriber; returns how many there were.
+    @discardableResult
+    func publish(_ event: WireEvent) -> Int {
+        let continuations = eventContinuations.withLock { $0 }
+        for continuation in continuations { continuation.yield(event) }
+        return continuations.count
+    }
+
+    var subscriberCount: Int { eventContinuations.withLock { $0.count } }
+}

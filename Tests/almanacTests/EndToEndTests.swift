@@ -1,0 +1,169 @@
+import AlmanacDaemon
+import AlmanacWire
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// Runs the built `almanac` binary against a live server with canned data.
+@Suite(.timeLimit(.minutes(2)))
+struct EndToEndTests {
+    /// The `almanac` executable in the products folder next to the test bundle.
+    static func almanacBinary() throws -> String {
+        var candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        candidates.append(Bundle.main.bundleURL)
+        for folder in candidates {
+            let path = folder.appendingPathComponent("almanac").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw BinaryNotFound(searched: candidates.map(\.path))
+    }
+
+    struct BinaryNotFound: Error { var searched: [String] }
+
+    func almanac(
+        _ arguments: [String],
+        socket: String?,
+        extraEnvironment: [String: String] = [:]
+    ) async throws -> ProcessRunner.Result {
+        var environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
+        environment.merge(extraEnvironment) { $1 }
+        if let socket { environment["ALMANAC_SOCKET"] = socket }
+        return try await ProcessRunner.run(try Self.almanacBinary(), arguments: arguments, environment: environment)
+    }
+
+    func withFakeDaemon(_ body: (String) async throws -> Void) async throws {
+        let path = "/tmp/aw-\(UUID().uuidString.prefix(8).lowercased()).sock"
+        let (ready, continuation) = AsyncStream<Void>.makeStream()
+        let logger = Logger(label: "test.e2e")
+        let server = WireServer(
+            configuration: ServerConfiguration(socketPath: path),
+            handler: FakeScheduleHandler(),
+            logger: logger
+        ) { _ in continuation.yield() }
+        let group = ServiceGroup(services: [server], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            for await _ in ready { break }
+            do {
+                try await body(path)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test func pingAnswers() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["ping", "--socket", socket], socket: nil)
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("pong from \(socket) in "))
+            #expect(result.stderr.isEmpty)
+        }
+    }
+
+    @Test func queryPrintsATable() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["query", "Session", "--fields", "title,room.name", "--limit", "2"], socket: socket)
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "title                                                               room.name")
+            #expect(lines.dropFirst().first == "Opening Ceremony                                                    Saal 1")
+            #expect(lines.count == SampleSessions.objects.count + 1)
+        }
+    }
+
+    @Test func queryAsJSONIsTheDaemonsObjects() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["query", "Session", "--format", "json"], socket: socket)
+            #expect(result.status == 0, "\(result.stderr)")
+            let value = try JSONValue(parsing: Array(result.stdout.utf8))
+            #expect(value == .array(SampleSessions.objects.map { .object($0.json) }))
+        }
+    }
+
+    @Test func sessionCommandsShowConferenceTimes() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["now", "--at", "2024-12-28T10:40:00+01:00"], socket: socket)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("★  Sat 28 Dec 10:00–10:30 CET  Saal 1"))
+            let csv = try await almanac(["day", "2024-12-28", "--format", "csv", "--utc"], socket: socket)
+            #expect(csv.status == 0, "\(csv.stderr)")
+            #expect(csv.stdout.hasPrefix("start,end,room,title,track,favorite,status,guid,uri\r\n2024-12-28T09:00:00Z,"))
+        }
+    }
+
+    @Test func gridFallsBackToAListWhenNotATerminal() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["grid", "--day", "2024-12-28"], socket: socket)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("   WHEN"))
+            #expect(!result.stdout.contains("┌"))
+        }
+    }
+
+    @Test func gridWithCOLUMNSDrawsTheTimetable() async throws {
+        let golden = try #require(Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
+        try await withFakeDaemon { socket in
+            let result = try await almanac(
+                ["grid", "--day", "2024-12-28", "--conference", "38c3", "--at", "2024-12-28T10:40:00+01:00"],
+                socket: socket,
+                extraEnvironment: ["COLUMNS": "100"]
+            )
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == (try String(contentsOf: golden, encoding: .utf8)))
+        }
+    }
+
+    @Test func exportWritesICS() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["export", "ics", "--favorites"], socket: socket)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        }
+    }
+
+    @Test func daemonErrorsExit1WithTheCodeOnStderr() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["query", "Nope"], socket: socket)
+            #expect(result.status == 1)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr == "almanac: unknown_entity: the model has no entity Nope\n")
+        }
+    }
+
+    @Test func notFoundExits4() async throws {
+        try await withFakeDaemon { socket in
+            let result = try await almanac(["delete", "x-almanac://favorites/Favorite/p99"], socket: socket)
+            #expect(result.status == 4)
+            #expect(result.stderr.hasPrefix("almanac: not_found: "))
+        }
+    }
+
+    @Test func unreachableDaemonExits3() async throws {
+        let result = try await almanac(["ping"], socket: "/tmp/aw-none-\(UUID().uuidString.prefix(6)).sock")
+        #expect(result.status == 3)
+        #expect(result.stderr.hasPrefix("almanac: cannot_connect: cannot connect to /tmp/aw-none-"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test(arguments: [["query"], ["next", "--within", "soon"], ["frobnicate"], ["query", "Session", "--var", "oops"]])
+    func usageErrorsExit2(arguments: [String]) async throws {
+        let result = try await almanac(arguments, socket: "/tmp/aw-unused.sock")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func helpExits0AndDocumentsExitCodes() async throws {
+        let result = try await almanac(["--help"], socket: nil)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("EXIT CODES"))
+        let sub = try await almanac(["grid", "--help"], socket: nil)
+        #expect(sub.status == 0)
+        #expect(sub.stdout.contains("EXAMPLES"))
+    }
+}
