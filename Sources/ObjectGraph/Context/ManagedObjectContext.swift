@@ -29,6 +29,7 @@ public final class ManagedObjectContext {
     var pending = PendingNotification()
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int
+    var classCache: [ObjectIdentifier: ManagedObject.Type] = [:]
 
     /// Creates a context on a coordinator.
     public init(coordinator: PersistentStoreCoordinator) {
@@ -97,7 +98,14 @@ public final class ManagedObjectContext {
         guard let entity = managedObjectModel.entitiesByName[objectID.entityName] else {
             preconditionFailure("the model has no entity named '\(objectID.entityName)'")
         }
-        let object = ManagedObjectClassRegistry.objectClass(for: entity).init(entity: entity, insertInto: nil)
+        let objectClass: ManagedObject.Type
+        if let cached = classCache[ObjectIdentifier(entity)] {
+            objectClass = cached
+        } else {
+            objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
+            classCache[ObjectIdentifier(entity)] = objectClass
+        }
+        let object = objectClass.init(entity: entity, insertInto: nil)
         object.objectID = objectID
         object.managedObjectContext = self
         object.storage = .fault

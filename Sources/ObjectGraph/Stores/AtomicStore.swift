@@ -59,25 +59,28 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     // MARK: Requests
 
     open override func fetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
-        var results: [StoreFetchResult] = []
-        let predicate = request.predicate
+        let compiled = try request.predicate?.compiled()
+        let entities = model.entitiesByName
+        var matched: [RecordView] = []
         for name in request.entityNames.sorted() {
-            guard let table = tables[name] else { continue }
+            guard let table = tables[name], let entity = entities[name] else { continue }
+            matched.reserveCapacity(matched.count + table.count)
             for record in table.values {
-                let view = RecordView(record: record, store: self)
-                if let predicate, try !predicate.evaluate(with: view) { continue }
-                var sortValues: [(any Sendable)?] = []
-                sortValues.reserveCapacity(request.sortKeys.count)
-                for key in request.sortKeys {
-                    sortValues.append(try Self.sendable(ObjectExpression.value(atKeyPath: key.keyPath, of: view)))
-                }
-                results.append(StoreFetchResult(objectID: record.objectID, sortValues: sortValues,
-                                                record: request.includesValues ? record : nil))
+                let view = RecordView(record: record, store: self, entity: entity)
+                if let compiled, try !compiled.evaluate(with: view) { continue }
+                matched.append(view)
             }
         }
-        results.sort { StoreFetchResult.precedes($0, $1, by: request.sortKeys) }
-        if request.limit > 0, results.count > request.limit { results.removeSubrange(request.limit...) }
-        return results
+        matched.sort { $0.record.objectID < $1.record.objectID }
+        if !request.sortKeys.isEmpty {
+            matched = try SortKey.sort(matched, by: request.sortKeys) { view, key in try key.value(of: view) }
+        }
+        if request.limit > 0, matched.count > request.limit { matched.removeSubrange(request.limit...) }
+        return try matched.map { view in
+            StoreFetchResult(objectID: view.record.objectID,
+                             sortValues: try request.sortKeys.map { try Self.sendable($0.value(of: view)) },
+                             record: request.includesValues ? view.record : nil)
+        }
     }
 
     open override func count(_ request: StoreFetchRequest) throws -> Int {
@@ -86,8 +89,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         }
         var count = 0
         for name in request.entityNames {
+            guard let entity = model.entitiesByName[name] else { continue }
             for record in tables[name]?.values ?? [:].values where try predicate.evaluate(
-                with: RecordView(record: record, store: self)) {
+                with: RecordView(record: record, store: self, entity: entity)) {
                 count += 1
             }
         }
@@ -162,25 +166,28 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     struct RecordView: PredicateEvaluable {
         let record: StoreRecord
         unowned let store: AtomicStore
+        let entity: EntityDescription
 
         func predicateValue(forKey key: String) throws -> Any? {
-            guard let entity = store.model.entitiesByName[record.objectID.entityName],
-                let property = entity.propertiesByName[key]
-            else {
-                throw unknownKeyError(key, entityName: record.objectID.entityName)
+            guard let property = entity.propertiesByName[key] else {
+                throw unknownKeyError(key, entityName: entity.name)
             }
             guard let relationship = property as? RelationshipDescription else { return record.values[key] }
             if relationship.isToMany {
                 let ids = record.values[key] as? [ManagedObjectID] ?? []
-                return ids.compactMap { id in store.cacheNode(for: id).map { RecordView(record: $0, store: store) } }
+                return ids.compactMap { store.view(of: $0) }
             }
-            guard let id = record.values[key] as? ManagedObjectID, let target = store.cacheNode(for: id) else {
-                return nil
-            }
-            return RecordView(record: target, store: store)
+            guard let id = record.values[key] as? ManagedObjectID else { return nil }
+            return store.view(of: id)
         }
 
         var predicateIdentity: (any Hashable & Sendable)? { record.objectID }
+    }
+
+    /// The predicate view of another record of this store, if the store holds it.
+    func view(of id: ManagedObjectID) -> RecordView? {
+        guard let record = cacheNode(for: id), let entity = model.entitiesByName[id.entityName] else { return nil }
+        return RecordView(record: record, store: self, entity: entity)
     }
 }
 
