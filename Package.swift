@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
         .testTarget(name: "AlmanacDaemonTests",
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph"] + nio + lifecycle),
-        .testTarget(name: "almanacTests", dependencies: ["almanac", "AlmanacWire", "AlmanacDaemon"] + lifecycle,
+        .testTarget(name: "almanacTests", dependencies: ["almanac", "almanacd", "AlmanacWire", "AlmanacDaemon"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

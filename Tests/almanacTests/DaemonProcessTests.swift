@@ -1,0 +1,161 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The real daemon binary with the real client: readiness to a fake NOTIFY_SOCKET, queries, writes, a file dropped
+/// into the folder, SIGTERM and a restart.
+@Suite(.timeLimit(.minutes(3)))
+struct DaemonProcessTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Data/schedules")
+
+    static func binary(_ name: String) throws -> String {
+        let folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                       Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL]
+        for folder in folders where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(name).path) {
+            return folder.appendingPathComponent(name).path
+        }
+        throw EndToEndTests.BinaryNotFound(searched: folders.map(\.path))
+    }
+
+    /// A datagram socket standing in for systemd's NOTIFY_SOCKET.
+    final class NotifySocket {
+        let path: String
+        let fd: Int32
+
+        init() {
+            path = "/tmp/an-\(UUID().uuidString.prefix(8).lowercased()).sock"
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            var timeout = timeval(tv_sec: 60, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+
+        /// Waits (up to a minute) for a datagram containing `text`; returns every datagram read.
+        func wait(for text: String) -> [String] {
+            var seen: [String] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                guard count > 0 else { return seen }
+                let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+                seen.append(message)
+                if message.contains(text) { return seen }
+            }
+        }
+
+        deinit {
+            close(fd)
+            unlink(path)
+        }
+    }
+
+    struct Sandbox {
+        let root: URL
+        let inbox: URL
+        let socket: String
+
+        init() throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("ad-\(UUID().uuidString)")
+            inbox = root.appendingPathComponent("inbox")
+            socket = "/tmp/ad-\(UUID().uuidString.prefix(8).lowercased()).sock"
+            try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+            for file in ["swift-server-days-2026.xml", "plumbing-camp-2026.json"] {
+                try FileManager.default.copyItem(at: DaemonProcessTests.samples.appendingPathComponent(file),
+                                                 to: inbox.appendingPathComponent(file))
+            }
+        }
+
+        var daemonArguments: [String] {
+            ["--watch", inbox.path, "--state", root.appendingPathComponent("state").path, "--socket", socket]
+        }
+
+        func client(_ arguments: [String]) async throws -> ProcessRunner.Result {
+            try await ProcessRunner.run(try DaemonProcessTests.binary("almanac"), arguments: arguments,
+                                        environment: ["ALMANAC_SOCKET": socket, "HOME": root.path, "LANG": "C.UTF-8",
+                                                      "PATH": "/usr/bin:/bin"])
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: root)
+            unlink(socket)
+        }
+    }
+
+    @Test func theDaemonServesTheClientAndStopsOnSIGTERM() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let notify = NotifySocket()
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: try Self.binary("almanacd"))
+        daemon.arguments = sandbox.daemonArguments
+        daemon.environment = ["NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin"]
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+
+        let messages = notify.wait(for: "READY=1")
+        let ready = try #require(messages.last)
+        #expect(ready.contains("READY=1"))
+        #expect(ready.contains("STATUS=serving 3 stores, 32 sessions"))
+
+        let ping = try await sandbox.client(["ping"])
+        #expect(ping.status == 0)
+        let query = try await sandbox.client(["query", "Session", "--sort", "start", "--limit", "2", "--format", "json"])
+        #expect(query.status == 0)
+        #expect(query.stdout.contains("\"entity\":\"Session\"") || query.stdout.contains("\"entity\": \"Session\""))
+        let bad = try await sandbox.client(["query", "Session", "--where", "title ==="])
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("parse_error"))
+
+        let guidLines = try await sandbox.client(["query", "Session", "--limit", "1", "--fields", "guid", "--format", "tsv"])
+        let guid = try #require(guidLines.stdout.split(separator: "\n").last.map(String.init))
+        let favorite = try await sandbox.client(["fav", "add", guid])
+        #expect(favorite.status == 0, "\(favorite.stderr)")
+        let favorites = try await sandbox.client(["query", "Favorite", "--format", "json"])
+        #expect(favorites.stdout.contains(guid))
+
+        // A file renamed into the folder is attached without a restart.
+        let staged = sandbox.root.appendingPathComponent("drop.ics")
+        try FileManager.default.copyItem(at: Self.samples.appendingPathComponent("open-data-evening-2026.ics"), to: staged)
+        try FileManager.default.moveItem(at: staged, to: sandbox.inbox.appendingPathComponent("drop.ics"))
+        var attached = false
+        for _ in 0..<50 where !attached {
+            let stores = try await sandbox.client(["stores", "--format", "json"])
+            attached = stores.stdout.contains("drop.ics")
+            if !attached { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(attached)
+
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationReason == .exit)
+        #expect(daemon.terminationStatus == 0)
+        #expect(notify.wait(for: "STOPPING=1").last?.contains("STOPPING=1") == true)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.socket))
+
+        // The favourite survived the restart-free run: it is in the personal store file.
+        let restarted = Process()
+        restarted.executableURL = daemon.executableURL
+        restarted.arguments = sandbox.daemonArguments
+        restarted.environment = ["NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin"]
+        restarted.standardError = FileHandle.nullDevice
+        try restarted.run()
+        defer { if restarted.isRunning { kill(restarted.processIdentifier, SIGKILL) } }
+        _ = notify.wait(for: "READY=1")
+        let again = try await sandbox.client(["query", "Favorite", "--format", "json"])
+        #expect(again.stdout.contains(guid))
+        let runs = try await sandbox.client(["query", "Run", "--format", "json"])
+        #expect(runs.stdout.components(separatedBy: "\"entity\"").count - 1 == 2)
+        kill(restarted.processIdentifier, SIGTERM)
+        restarted.waitUntilExit()
+        #expect(restarted.terminationStatus == 0)
+    }
+}
