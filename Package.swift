@@ -16,6 +16,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "ObjectGraphXML", targets: ["ObjectGraphXML"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
         .library(name: "SafeXML", targets: ["SafeXML"]),
         .library(name: "Schedules", targets: ["Schedules"]),
@@ -38,22 +39,26 @@ let package = Package(
         // The framework and its stores.
         .target(name: "ObjectGraph"),
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
-        .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite"]),
+        .target(name: "ObjectGraphXML", dependencies: ["ObjectGraph", "SafeXML"]),
+        .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
 
         // Schedules: the schedule model and the readers of schedule formats.
-        .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
+        .target(name: "Schedules", dependencies: ["ObjectGraph", "ObjectGraphXML", "SafeXML"]),
 
         // The wire protocol shared by the daemon and its clients.
         .target(name: "AlmanacWire"),
 
         // The daemon and the two executables.
-        .target(name: "AlmanacDaemon", dependencies: ["ObjectGraph", "Schedules", "AlmanacWire"] + nio + lifecycle),
+        .target(name: "AlmanacDaemon",
+                dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "Schedules", "AlmanacWire"] + nio
+                    + lifecycle),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
 
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
-        .testTarget(name: "ObjectGraphSQLiteTests", dependencies: ["ObjectGraphSQLite", "CSQLite"]),
+        .testTarget(name: "ObjectGraphXMLTests", dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML"]),
+        .testTarget(name: "ObjectGraphSQLiteTests", dependencies: ["ObjectGraphSQLite", "CSQLite", "ObjectGraph"]),
         .testTarget(name: "SchedulesTests", dependencies: ["Schedules"]),
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
         .testTarget(name: "AlmanacDaemonTests",

@@ -10,11 +10,27 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3"),
         .executableTarget(
             name: "AlmanacBenchmarks",
             dependencies: [
                 .product(name: "ObjectGraph", package: "main"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "SQLiteBench",
+            dependencies: [
+                "CSQLiteRaw",
+                .product(name: "ObjectGraph", package: "main"),
+                .product(name: "ObjectGraphSQLite", package: "main"),
+            ]
+        ),
+        .executableTarget(
+            name: "XMLStoreBench",
+            dependencies: [
+                .product(name: "ObjectGraph", package: "main"),
+                .product(name: "ObjectGraphXML", package: "main"),
             ]
         ),
     ],

@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test(
-        .enabled(if: sharedFixturesDirectory() != nil, "needs the shared fixtures folder (../shared or /work/shared)"))
+        .enabled(if: sharedFixturesDirectory() != nil, "needs the shared fixtures folder (../shared beside the checkout)"))
     func coreDataStoreOpensReadOnly() throws {
         let shared = try #require(sharedFixturesDirectory())
         let path = shared.appendingPathComponent("coredata/NotesV7.storedata").path

@@ -8,6 +8,8 @@ func sharedFixturesDirectory(filePath: StaticString = #filePath) -> URL? {
         .deletingLastPathComponent()
     let candidates = [
         packageRoot.deletingLastPathComponent().appendingPathComponent("shared"),
+        // A scratch checkout one level deeper (`<work>/scratch/<package>`) still finds `<work>/shared`.
+        packageRoot.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared"),
     ]
     return candidates.first { FileManager.default.fileExists(atPath: $0.path) }
 }

@@ -22,8 +22,9 @@ extension SQLiteConnection {
     /// - `regexp(pattern, text)`, which SQLite calls for `text REGEXP pattern`, and `regexp(pattern, text, flags)`:
     ///   1 if the *whole* text matches the ICU pattern (like `NSPredicate`'s MATCHES), else 0; NULL if an
     ///   argument is NULL; an SQL error for an invalid pattern. Compiled patterns are cached per connection.
-    /// - `og_fold(text, flags)`: `text` with case and/or diacritics folded (``SQLiteFoldingOptions``), for
-    ///   `[c]`/`[d]` comparisons; NULL stays NULL.
+    /// - `og_fold(text, flags)`: `text` with case and/or diacritics folded (``SQLiteFoldingOptions``) exactly as
+    ///   the framework folds strings for `[c]`/`[d]`, then normalized to NFC, so comparing folded texts byte by
+    ///   byte is Swift's canonical equivalence; NULL stays NULL.
     func registerFunctions() throws(SQLiteError) {
         let db = try openHandle()
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
@@ -47,6 +48,17 @@ private final class RegularExpressionCache {
     }
 
     private var expressions: [Key: NSRegularExpression] = [:]
+
+    /// True when the pattern ends inside a `\Q…` quote that has no closing `\E`.
+    static func hasOpenQuote(_ pattern: String) -> Bool {
+        var quoting = false
+        var iterator = pattern.unicodeScalars.makeIterator()
+        while let scalar = iterator.next() {
+            guard scalar == "\\", let next = iterator.next() else { continue }
+            if next == "Q" { quoting = true } else if next == "E" { quoting = false }
+        }
+        return quoting
+    }
     private let capacity = 128
 
     func expression(for pattern: String, options: SQLiteFoldingOptions) throws -> NSRegularExpression {
@@ -54,14 +66,10 @@ private final class RegularExpressionCache {
         if let expression = expressions[key] {
             return expression
         }
-        var pattern = pattern
-        if options.contains(.diacriticInsensitive) {
-            pattern = pattern.folding(options: .diacriticInsensitive, locale: nil)
-        }
-        // \A…\z anchors the whole string (ICU's `$` would also match before a final newline); the group keeps
-        // alternatives inside the anchors.
+        // The same anchoring as the framework's in-memory MATCHES: the whole string, with alternatives kept inside
+        // the group; `[d]` folds the text, never the pattern.
         let expression = try NSRegularExpression(
-            pattern: "\\A(?:\(pattern))\\z",
+            pattern: "(?:" + pattern + (Self.hasOpenQuote(pattern) ? "\\E" : "") + ")\\z",
             options: options.contains(.caseInsensitive) ? [.caseInsensitive] : []
         )
         if expressions.count >= capacity {
@@ -105,11 +113,9 @@ private let regexpFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutable
     let cache = Unmanaged<RegularExpressionCache>.fromOpaque(userData).takeUnretainedValue()
     do {
         let expression = try cache.expression(for: pattern, options: options)
-        let text =
-            options.contains(.diacriticInsensitive)
-            ? subject.folding(options: .diacriticInsensitive, locale: nil) : subject
+        let text = options.contains(.diacriticInsensitive) ? SQLiteFolding.fold(subject, diacriticInsensitive: true) : subject
         let range = NSRange(location: 0, length: text.utf16.count)
-        sqlite3_result_int(context, expression.firstMatch(in: text, options: [], range: range) == nil ? 0 : 1)
+        sqlite3_result_int(context, expression.firstMatch(in: text, options: [.anchored], range: range) == nil ? 0 : 1)
     } catch {
         sqlite3_result_error(context, "REGEXP: invalid regular expression", -1)
     }
@@ -122,7 +128,8 @@ private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePo
         return
     }
     let options = SQLiteFoldingOptions(rawValue: sqlite3_value_int64(arguments[1]))
-    setResult(context, text.folding(options: options.stringCompareOptions, locale: nil))
+    setResult(context, SQLiteFolding.fold(text, caseInsensitive: options.contains(.caseInsensitive),
+                                          diacriticInsensitive: options.contains(.diacriticInsensitive)))
 }
 
 private let releaseUserData: @convention(c) (UnsafeMutableRawPointer?) -> Void = { userData in

@@ -37,9 +37,14 @@ final class SQLiteStatement {
     private let db: OpaquePointer
 
     init(db: OpaquePointer, sql: String) throws(SQLiteError) {
-        var handle: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let code = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, &tail)
+        // The tail pointer points into the C string, so it is checked while that string is alive.
+        let (code, handle, hasTail) = sql.withCString { text -> (Int32, OpaquePointer?, Bool) in
+            var handle: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, &tail)
+            let hasTail = tail.map { $0.pointee != 0 && !String(cString: $0).allSatisfy(\.isWhitespace) } ?? false
+            return (code, handle, hasTail)
+        }
         guard code == SQLITE_OK else {
             sqlite3_finalize(handle)
             throw SQLiteError(connection: db, sql: sql)
@@ -47,7 +52,7 @@ final class SQLiteStatement {
         guard let handle else {
             throw SQLiteError(resultCode: SQLITE_MISUSE, message: "The SQL contains no statement.", sql: sql)
         }
-        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+        if hasTail {
             sqlite3_finalize(handle)
             throw SQLiteError(
                 resultCode: SQLITE_MISUSE,

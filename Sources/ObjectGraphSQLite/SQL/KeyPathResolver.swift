@@ -1,0 +1,70 @@
+import Foundation
+import ObjectGraph
+
+/// Resolves key paths of predicates and sort keys to SQL operands, adding joins to the scope as needed.
+///
+/// Returns `nil` for anything SQL does not read exactly as the in-memory evaluator does (unknown keys, transient
+/// properties, collection operators on attributes, …): the caller then evaluates in memory.
+struct KeyPathResolver {
+    let schema: SQLiteSchema
+
+    func resolve(_ path: String, in scope: QueryScope) -> SQLOperand? {
+        if path.isEmpty || path == "SELF" { return .object(alias: scope.alias, mapping: scope.mapping) }
+        let components = ObjectExpression.keyPathComponents(path)
+        var alias = scope.alias
+        var mapping = scope.mapping
+        var walked = ""
+        for (index, component) in components.enumerated() {
+            guard case .key(let key) = component else { return nil }
+            let isLast = index == components.count - 1
+            walked += (walked.isEmpty ? "" : ".") + key
+            if let attribute = mapping.attribute(named: key) {
+                guard isLast, mapping.table.has(attribute.name) else { return nil }
+                return .column("\(alias).\(quoted(attribute.name))", attribute.kind)
+            }
+            if let toOne = mapping.toOne(named: key), let destination = toOne.relationship.destinationEntity {
+                guard mapping.table.has(toOne.name) else { return nil }
+                if isLast { return .foreignKey("\(alias).\(quoted(toOne.name))", destination: destination) }
+                guard let (joined, next) = scope.join(toOne, from: alias, path: walked, schema: schema) else {
+                    return nil
+                }
+                alias = joined
+                mapping = next
+                continue
+            }
+            if let toMany = mapping.toMany(named: key) {
+                return .toMany(toMany, ownerAlias: alias, rest: Array(components[(index + 1)...]), path: walked)
+            }
+            return nil
+        }
+        return nil
+    }
+
+    /// `@count` / `@sum` / `@avg` / `@min` / `@max` over a to-many relationship, as a scalar subquery.
+    func aggregate(_ toMany: ToManyMapping, ownerAlias: String, rest: [KeyPathComponent],
+                   aliases: AliasCounter) -> SQLOperand? {
+        guard case .collectionOperator(let op) = rest.first,
+            let source = ToManySource(toMany, ownerAlias: ownerAlias, schema: schema, aliases: aliases)
+        else { return nil }
+        if op == .count {
+            guard rest.count == 1 else { return nil }
+            return .aggregate("(SELECT COUNT(*) \(source.clause))", .integer, nullable: false)
+        }
+        guard rest.count == 2, case .key(let key) = rest[1], let column = source.scope.mapping.attribute(named: key),
+            source.scope.mapping.table.has(column.name)
+        else { return nil }
+        let expression = "\(source.scope.alias).\(quoted(column.name))"
+        switch op {
+        case .sum where column.kind.isNumeric:
+            return .aggregate("(SELECT TOTAL(\(expression)) \(source.clause))", .real, nullable: false)
+        case .avg where column.kind.isNumeric:
+            return .aggregate("(SELECT AVG(\(expression)) \(source.clause))", .real, nullable: true)
+        case .min where column.kind.isNumeric || column.kind == .string || column.kind == .date:
+            return .aggregate("(SELECT MIN(\(expression)) \(source.clause))", column.kind, nullable: true)
+        case .max where column.kind.isNumeric || column.kind == .string || column.kind == .date:
+            return .aggregate("(SELECT MAX(\(expression)) \(source.clause))", column.kind, nullable: true)
+        default:
+            return nil
+        }
+    }
+}

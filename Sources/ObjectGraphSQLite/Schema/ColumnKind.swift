@@ -1,0 +1,63 @@
+import Foundation
+import ObjectGraph
+
+/// How an attribute's values are stored in a column, and which values predicates may compare with it in SQL.
+///
+/// Dates are stored as seconds since 2001-01-01 (REAL), Booleans as INTEGER 0/1, UUIDs and binary data as BLOB,
+/// URLs and object IDs as TEXT, decimals as their exact text in a `DECIMAL` (NUMERIC affinity) column, and
+/// transformable values as a binary property list (BLOB).
+enum ColumnKind: Sendable, Equatable {
+    case integer
+    case real
+    case float
+    case boolean
+    case decimal
+    case string
+    case date
+    case data
+    case uuid
+    case url
+    case objectID
+    case transformable
+
+    init(_ type: AttributeType) {
+        switch type {
+        case .integer16, .integer32, .integer64: self = .integer
+        case .double: self = .real
+        case .float: self = .float
+        case .boolean: self = .boolean
+        case .decimal: self = .decimal
+        case .string: self = .string
+        case .date: self = .date
+        case .binaryData: self = .data
+        case .uuid: self = .uuid
+        case .uri: self = .url
+        case .objectID: self = .objectID
+        case .transformable, .undefined: self = .transformable
+        }
+    }
+
+    /// The declared SQL type, as Core Data declares it.
+    var declaredType: String {
+        switch self {
+        case .integer, .boolean: "INTEGER"
+        case .real, .float: "FLOAT"
+        case .decimal: "DECIMAL"
+        case .string, .url, .objectID: "VARCHAR"
+        case .date: "TIMESTAMP"
+        case .data, .uuid, .transformable: "BLOB"
+        }
+    }
+
+    /// Whether SQL compares and orders the stored values exactly as predicates and sort keys compare the
+    /// Swift values.
+    var isComparableInSQL: Bool {
+        switch self {
+        case .integer, .real, .float, .boolean, .string, .date, .data, .uuid, .url: true
+        case .decimal, .objectID, .transformable: false
+        }
+    }
+
+    /// Whether values are numbers for predicate semantics (numbers and Booleans compare with each other).
+    var isNumeric: Bool { self == .integer || self == .real || self == .float || self == .boolean }
+}

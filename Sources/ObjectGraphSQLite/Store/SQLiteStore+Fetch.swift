@@ -1,0 +1,179 @@
+import Foundation
+import ObjectGraph
+
+extension SQLiteStore {
+    /// Runs a fetch as SQL; evaluates the predicate (or sorts) in memory over the SQL result only when they do not
+    /// translate exactly. Results are sorted by the sort keys, then by `Z_PK`.
+    ///
+    /// - Throws: the predicate's evaluation errors (as the in-memory stores throw them), or ``StoreError`` with
+    ///   `.io`/`.corruptFile`.
+    func performFetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
+        let connection = try openConnection()
+        guard let query = fetchQuery(for: request) else { return [] }
+        var rows: [(id: ManagedObjectID, record: StoreRecord?, sortValues: [(any Sendable)?])] = []
+        var results: [StoreFetchResult] = []
+        let isComplete = query.isPredicateComplete && query.isSortComplete
+        try StoreErrorFactory.converting(url: url, doing: "fetching \(request.entity.name) objects") {
+            let statement = try connection.prepare(query.sql)
+            defer { statement.reset() }
+            try statement.bind(query.bindings)
+            let names = schema.entityNames
+            let identifier = identifier
+            var lastNumber: Int64 = -1
+            var lastName = ""
+            while try statement.step() == .row {
+                let number = statement.int64(at: 1)
+                if number != lastNumber {
+                    guard let name = names[number] else { continue }
+                    lastNumber = number
+                    lastName = name
+                }
+                let name = lastName
+                let id = ManagedObjectID(entityName: name, storeIdentifier: identifier,
+                                         referenceKey: statement.int64(at: 0))
+                let record = query.reader?.record(statement, id: id, entityNumber: number, schema: schema,
+                                                  storeIdentifier: identifier)
+                let sortValues = query.sortColumns.isEmpty
+                    ? [] : query.sortColumns.map { ValueCoding.read(statement, at: $0.index, kind: $0.kind) }
+                if isComplete {
+                    results.append(StoreFetchResult(objectID: id, sortValues: sortValues, record: record))
+                } else {
+                    rows.append((id, record, sortValues))
+                }
+            }
+        }
+        if isComplete { return results }
+        return try finishInMemory(rows.map { ($0.id, $0.record!) }, request: request)
+    }
+
+    /// The compiled query of a request, cached by the request's shape and constants (at most 128 of them).
+    private func fetchQuery(for request: StoreFetchRequest) -> FetchQuery? {
+        let key = FetchQueryKey(request)
+        if let cached = fetchQueries[key] { return cached }
+        guard let query = FetchQuery.make(request, schema: schema, storeIdentifier: identifier) else { return nil }
+        if fetchQueries.count >= 128 { fetchQueries.removeAll(keepingCapacity: true) }
+        fetchQueries[key] = query
+        return query
+    }
+
+    /// Filters, sorts and limits fetched rows in memory, as the in-memory stores do.
+    private func finishInMemory(_ rows: [(ManagedObjectID, StoreRecord)],
+                                request: StoreFetchRequest) throws -> [StoreFetchResult] {
+        let cache = RecordCache(store: self)
+        let compiled = try request.predicate?.compiled()
+        var views: [SQLiteRecordView] = []
+        views.reserveCapacity(rows.count)
+        for (id, record) in rows {
+            guard let entity = model.entitiesByName[id.entityName] else { continue }
+            let view = SQLiteRecordView(record: record, entity: entity, cache: cache)
+            if let compiled, try !compiled.evaluate(with: view) { continue }
+            views.append(view)
+        }
+        if !request.sortKeys.isEmpty {
+            views = try SortKey.sort(views, by: request.sortKeys) { view, key in try key.value(of: view) }
+        }
+        if request.limit > 0, views.count > request.limit { views.removeSubrange(request.limit...) }
+        let properties = request.propertiesToFetch.map(Set.init)
+        return try views.map { view in
+            var record: StoreRecord?
+            if request.includesValues {
+                record = view.record
+                if let properties { record!.values = record!.values.filter { properties.contains($0.key) } }
+            }
+            return StoreFetchResult(objectID: view.record.objectID,
+                                    sortValues: try request.sortKeys.map { Self.sortValue(try $0.value(of: view)) },
+                                    record: record)
+        }
+    }
+
+    /// A sort value as the coordinator merges them: related objects become their IDs.
+    static func sortValue(_ value: Any?) -> (any Sendable)? {
+        switch value {
+        case nil: nil
+        case let view as SQLiteRecordView: view.record.objectID
+        case let v as Int: v
+        case let v as Double: v
+        case let v as Decimal: v
+        case let v as String: v
+        case let v as Bool: v
+        case let v as Date: v
+        case let v as Data: v
+        case let v as UUID: v
+        case let v as URL: v
+        case let v as Float: v
+        default: nil
+        }
+    }
+
+    /// Counts with `COUNT(*)` when the predicate translates, else by fetching and evaluating.
+    func performCount(_ request: StoreFetchRequest) throws -> Int {
+        let connection = try openConnection()
+        guard let core = FetchQuery.core(request, schema: schema, storeIdentifier: identifier) else { return 0 }
+        guard core.isPredicateComplete else {
+            var keysOnly = request
+            keysOnly.sortKeys = []
+            keysOnly.limit = 0
+            keysOnly.includesValues = false
+            return try performFetch(keysOnly).count
+        }
+        return try StoreErrorFactory.converting(url: url, doing: "counting \(request.entity.name) objects") {
+            var sql = "SELECT COUNT(*) FROM " + core.scope.fromClause()
+            if let conditions = core.conditions { sql += " WHERE " + conditions.sql }
+            let statement = try connection.prepare(sql)
+            defer { statement.reset() }
+            try statement.bind(core.conditions?.bindings ?? [])
+            _ = try statement.step()
+            return Int(statement.int64(at: 0))
+        }
+    }
+
+    /// The record of one object: its row with its to-many relationships, in one query.
+    func readRecord(_ objectID: ManagedObjectID) throws -> StoreRecord? {
+        guard objectID.storeIdentifier == identifier, let mapping = schema.entities[objectID.entityName] else {
+            return nil
+        }
+        let connection = try openConnection()
+        guard schema.hasTable(mapping.table.name) else { return nil }
+        let (sql, reader) = recordQuery(for: mapping)
+        return try StoreErrorFactory.converting(url: url, doing: "reading an object") {
+            let statement = try connection.prepare(sql)
+            try statement.bind(objectID.referenceKey, at: 1)
+            defer { statement.reset() }
+            guard try statement.step() == .row, statement.int64(at: 1) == mapping.number else { return nil }
+            return reader.record(statement, id: objectID, entityNumber: mapping.number, schema: schema,
+                                 storeIdentifier: identifier)
+        }
+    }
+
+    /// The cached `SELECT … WHERE Z_PK = ?` of an entity.
+    private func recordQuery(for mapping: EntityMapping) -> (String, RecordReader) {
+        if let cached = recordQueries[mapping.number] { return cached }
+        let aliases = AliasCounter()
+        let alias = aliases.next()
+        let reader = RecordReader(schema: schema, entities: [mapping], alias: alias, aliases: aliases, properties: nil)
+        let sql = "SELECT " + (["\(alias).Z_PK", "\(alias).Z_ENT", "\(alias).Z_OPT"] + reader.columns)
+            .joined(separator: ", ") + " FROM \(quoted(mapping.table.name)) \(alias) WHERE \(alias).Z_PK = ?"
+        recordQueries[mapping.number] = (sql, reader)
+        return (sql, reader)
+    }
+
+    /// Every record of the store's entities (for migration to another store).
+    func readAllRecords() throws -> [StoreRecord] {
+        var records: [StoreRecord] = []
+        for table in schema.heldTables where schema.hasTable(table.name) {
+            let request = StoreFetchRequest(entity: table.root, entityNames: Set(table.root.selfAndDescendants.map(\.name)),
+                                            predicate: nil, sortKeys: [], limit: 0)
+            records += try performFetch(request).compactMap(\.record)
+        }
+        return records
+    }
+}
+
+extension SQLiteStore {
+    /// Whether a predicate over an entity compiles to SQL as a whole (used by tests and diagnostics).
+    func translatesToSQL(_ predicate: ObjectPredicate, entity: EntityDescription) -> Bool {
+        let request = StoreFetchRequest(entity: entity, entityNames: Set(entity.selfAndDescendants.map(\.name)),
+                                        predicate: predicate, sortKeys: [], limit: 0)
+        return FetchQuery.core(request, schema: schema, storeIdentifier: identifier)?.isPredicateComplete ?? false
+    }
+}

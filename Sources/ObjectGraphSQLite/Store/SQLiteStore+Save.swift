@@ -1,0 +1,241 @@
+import Foundation
+import ObjectGraph
+
+extension SQLiteStore {
+    /// Allocates keys from the root entity's `Z_PRIMARYKEY.Z_MAX`, durably, in a transaction of its own (or a
+    /// savepoint of an open one). Keys of a save that later fails are not reused: there may be gaps.
+    func allocateKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        guard !isReadOnly else {
+            throw StoreError(code: .readOnlyStore, message: "The SQLite store was opened read-only.",
+                             context: ErrorContext(entityName: entityName, storeURL: url))
+        }
+        guard let mapping = schema.entities[entityName] else {
+            throw StoreError(code: .entityNotInConfiguration, message: "The store has no table for '\(entityName)'.",
+                             context: ErrorContext(entityName: entityName, storeURL: url))
+        }
+        let connection = try openConnection()
+        let root = schema.mapping(mapping.table.root).number
+        let last: Int64 = try StoreErrorFactory.converting(url: url, doing: "allocating object IDs") {
+            try connection.inTransaction {
+                let bump = try connection.prepare(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), (SELECT IFNULL(MAX(Z_PK), 0) FROM "
+                        + "\(quoted(mapping.table.name)))) + ? WHERE Z_ENT = ?")
+                try bump.bind([.integer(Int64(count)), .integer(root)])
+                try bump.run()
+                let read = try connection.prepare("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+                try read.bind(root, at: 1)
+                defer { read.reset() }
+                guard try read.step() == .row else {
+                    throw StoreErrorFactory.corruptFile(url, "Z_PRIMARYKEY has no row for entity \(root)")
+                }
+                return read.int64(at: 0)
+            }
+        }
+        return (0..<Int64(count)).map { last - Int64(count) + 1 + $0 }
+    }
+
+    /// Writes a save in one transaction left open: checks every version first (`Z_OPT`), then deletes, inserts,
+    /// updates and relationship rows. The returned save commits or rolls it back.
+    ///
+    /// - Throws: ``StoreError/Code/mergeConflict`` listing every object whose `Z_OPT` differs from the version in
+    ///   `changes` (or that is gone); the database is then unchanged. `.readOnlyStore`, `.io`, `.corruptFile`.
+    func writeSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        guard !isReadOnly else {
+            throw StoreError(code: .readOnlyStore, message: "The SQLite store was opened read-only.",
+                             context: ErrorContext(storeURL: url), objectIDs: changes.objectIDs)
+        }
+        let connection = try openConnection()
+        try StoreErrorFactory.converting(url: url, doing: "starting a save") {
+            try connection.execute("BEGIN IMMEDIATE")
+        }
+        hasOpenSave = true
+        do {
+            try StoreErrorFactory.converting(url: url, doing: "saving") {
+                try checkVersions(changes)
+                try deleteRows(changes.deleted.map(\.objectID))
+                try writeRows(changes.inserted, inserting: true)
+                try writeRows(changes.updated, inserting: false)
+                try writeToManyRows(changes.inserted, inserting: true)
+                try writeToManyRows(changes.updated, inserting: false)
+                try raiseKeyCounters(changes.inserted)
+            }
+        } catch {
+            rollBackSave()
+            throw error
+        }
+        return SQLitePreparedSave(store: self)
+    }
+
+    /// Ends the open save transaction with `COMMIT`; rolls back and throws when that fails.
+    func commitSave() throws {
+        guard hasOpenSave else { return }
+        do {
+            try StoreErrorFactory.converting(url: url, doing: "committing a save") {
+                try openConnection().execute("COMMIT")
+            }
+            hasOpenSave = false
+        } catch {
+            rollBackSave()
+            throw error
+        }
+    }
+
+    /// Ends the open save transaction with `ROLLBACK`.
+    func rollBackSave() {
+        guard hasOpenSave else { return }
+        hasOpenSave = false
+        if let connection, connection.isInTransaction { try? connection.execute("ROLLBACK") }
+    }
+
+    private func checkVersions(_ changes: StoreChanges) throws {
+        let expected = changes.updated.map { ($0.objectID, $0.version) }
+            + changes.deleted.map { ($0.objectID, $0.version) }
+        var conflicts: [ManagedObjectID] = []
+        for (id, version) in expected {
+            guard id.storeIdentifier == identifier, let mapping = schema.entities[id.entityName] else {
+                conflicts.append(id)
+                continue
+            }
+            let statement = try openConnection().prepare(
+                "SELECT Z_OPT, Z_ENT FROM \(quoted(mapping.table.name)) WHERE Z_PK = ?")
+            try statement.bind(id.referenceKey, at: 1)
+            defer { statement.reset() }
+            if try statement.step() != .row || statement.int64(at: 0) != version || statement.int64(at: 1) != mapping.number {
+                conflicts.append(id)
+            }
+        }
+        guard conflicts.isEmpty else {
+            throw StoreError(code: .mergeConflict,
+                             message: "\(conflicts.count) object(s) changed in the store since they were read; "
+                                + "refresh them or set a merge policy on the context.",
+                             context: ErrorContext(storeURL: url), objectIDs: conflicts)
+        }
+    }
+
+    private func deleteRows(_ ids: [ManagedObjectID]) throws {
+        let connection = try openConnection()
+        for id in ids {
+            guard let mapping = schema.entities[id.entityName] else { continue }
+            let table = mapping.table
+            let delete = try connection.prepare("DELETE FROM \(quoted(table.name)) WHERE Z_PK = ?")
+            try delete.bind(id.referenceKey, at: 1)
+            try delete.run()
+            for join in schema.heldJoinTables where schema.hasTable(join.name) {
+                var columns: [String] = []
+                if join.ownerTable === table { columns.append(join.ownerColumn) }
+                if join.otherTable === table { columns.append(join.otherColumn) }
+                for column in columns {
+                    let statement = try connection.prepare("DELETE FROM \(quoted(join.name)) WHERE \(quoted(column)) = ?")
+                    try statement.bind(id.referenceKey, at: 1)
+                    try statement.run()
+                }
+            }
+        }
+    }
+
+    private func writeRows(_ records: [StoreRecord], inserting: Bool) throws {
+        let connection = try openConnection()
+        var current: (name: String, writer: RowWriter, statement: SQLiteStatement)?
+        for record in records {
+            let id = record.objectID
+            if current?.name != id.entityName {
+                guard let mapping = schema.entities[id.entityName], schema.hasTable(mapping.table.name) else {
+                    throw StoreError(code: .entityNotInConfiguration,
+                                     message: "The SQLite store has no table for '\(id.entityName)'.",
+                                     context: ErrorContext(entityName: id.entityName, objectID: id, storeURL: url))
+                }
+                let writer = rowWriter(for: mapping)
+                current = (id.entityName, writer, try connection.prepare(inserting ? writer.insertSQL : writer.updateSQL))
+            }
+            guard let (_, writer, statement) = current else { continue }
+            if inserting {
+                try statement.bind(id.referenceKey, at: 1)
+                try statement.bind(writer.number, at: 2)
+                try statement.bind(record.version, at: 3)
+                _ = try writer.bindValues(of: record, to: statement, from: 4, schema: schema)
+            } else {
+                try statement.bind(record.version + 1, at: 1)
+                let next = try writer.bindValues(of: record, to: statement, from: 2, schema: schema)
+                try statement.bind(id.referenceKey, at: next)
+            }
+            try statement.run()
+        }
+    }
+
+    /// The cached row writer of an entity.
+    private func rowWriter(for mapping: EntityMapping) -> RowWriter {
+        if let writer = rowWriters[mapping.number] { return writer }
+        let writer = RowWriter(mapping: mapping, schema: schema)
+        rowWriters[mapping.number] = writer
+        return writer
+    }
+
+    /// Order columns of ordered one-to-many relationships, and the owner side's join-table rows.
+    private func writeToManyRows(_ records: [StoreRecord], inserting: Bool) throws {
+        let connection = try openConnection()
+        for record in records {
+            guard let mapping = schema.entities[record.objectID.entityName], !mapping.toManys.isEmpty else { continue }
+            for toMany in mapping.toManys {
+                let ids = record.values[toMany.relationship.name] as? [ManagedObjectID] ?? []
+                switch toMany.link {
+                case .foreignKey(let table, let column):
+                    guard let order = column.orderColumn, table.has(order), !ids.isEmpty else { continue }
+                    let statement = try connection.prepare(
+                        "UPDATE \(quoted(table.name)) SET \(quoted(order)) = ? WHERE Z_PK = ?")
+                    for (position, id) in ids.enumerated() {
+                        try statement.bind([.integer(Int64(position + 1)), .integer(id.referenceKey)])
+                        try statement.run()
+                    }
+                case .join(let join, let isOwner):
+                    guard isOwner, schema.hasTable(join.name) else { continue }
+                    if !inserting {
+                        let clear = try connection.prepare(
+                            "DELETE FROM \(quoted(join.name)) WHERE \(quoted(join.ownerColumn)) = ?")
+                        try clear.bind(record.objectID.referenceKey, at: 1)
+                        try clear.run()
+                    }
+                    guard !ids.isEmpty else { continue }
+                    let order = join.orderColumn.map { ", " + quoted($0) } ?? ""
+                    let insert = try connection.prepare(
+                        "INSERT OR REPLACE INTO \(quoted(join.name)) (\(quoted(join.ownerColumn)), "
+                            + "\(quoted(join.otherColumn))\(order)) VALUES (?, ?\(join.orderColumn == nil ? "" : ", ?"))")
+                    for (position, id) in ids.enumerated() {
+                        var values: [SQLiteValue] = [.integer(record.objectID.referenceKey), .integer(id.referenceKey)]
+                        if join.orderColumn != nil { values.append(.integer(Int64(position + 1))) }
+                        try insert.bind(values)
+                        try insert.run()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps `Z_MAX` above every inserted key (migrations insert keys that were not allocated here).
+    private func raiseKeyCounters(_ records: [StoreRecord]) throws {
+        var highest: [Int64: Int64] = [:]
+        for record in records {
+            guard let mapping = schema.entities[record.objectID.entityName] else { continue }
+            let root = schema.mapping(mapping.table.root).number
+            highest[root] = max(highest[root] ?? 0, record.objectID.referenceKey)
+        }
+        let statement = try openConnection().prepare(
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?")
+        for (root, key) in highest {
+            try statement.bind([.integer(key), .integer(root)])
+            try statement.run()
+        }
+    }
+}
+
+/// The second phase of an SQLite save: `COMMIT` or `ROLLBACK` of the transaction ``SQLiteStore`` left open.
+final class SQLitePreparedSave: PreparedSave {
+    private let store: SQLiteStore
+
+    init(store: SQLiteStore) {
+        self.store = store
+    }
+
+    func commit() throws { try store.commitSave() }
+    func abort() { store.rollBackSave() }
+}

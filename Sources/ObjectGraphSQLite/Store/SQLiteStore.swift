@@ -1,0 +1,133 @@
+import Foundation
+import ObjectGraph
+
+/// The SQLite store: an incremental store in Core Data's SQLite layout.
+///
+/// Register it once with ``register()`` and add it to a coordinator as `.sqlite`:
+///
+/// ```swift
+/// SQLiteStore.register()
+/// try coordinator.addPersistentStore(type: .sqlite, at: url)
+/// ```
+///
+/// The file has Core Data's tables: `Z_PRIMARYKEY` (entity numbers and key counters), `Z_METADATA` (the store's
+/// UUID and a binary property list with its metadata and the model's version hashes), one table per inheritance
+/// root (`Z` + the upper-cased name) with `Z_PK`, `Z_ENT`, `Z_OPT` and a `Z`-prefixed column per attribute and
+/// to-one relationship, join tables for many-to-many relationships and `Z_FOK_` order columns for ordered ones.
+/// Apple's stores open read-only with `.readOnly` and `.ignoresModelVersion`.
+///
+/// Fetches and counts run as SQL: predicates compile to `WHERE` clauses with bound values where the
+/// translation is exact, and are evaluated in memory otherwise. Saves run in one transaction that
+/// ``PersistentStore/prepareSave(_:)`` opens and the coordinator's commit closes; `Z_OPT` is the optimistic-locking
+/// version. Options: ``PersistentStoreOptionKey/sqliteSynchronousFull``,
+/// ``PersistentStoreOptionKey/sqliteBusyTimeout``, ``PersistentStoreOptionKey/sqliteUsesRollbackJournal``, and
+/// lightweight migration with `.migratePersistentStoresAutomatically` and `.inferMappingModelAutomatically`.
+///
+/// The coordinator serializes every call, so the store needs no locking of its own.
+public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // used only under its coordinator's lock
+    /// `.sqlite`.
+    public override class var storeType: PersistentStoreType { .sqlite }
+
+    /// Registers the class as the `.sqlite` store type; calling it again does nothing more.
+    public static func register() {
+        PersistentStoreCoordinator.registerStoreClass(SQLiteStore.self, forStoreType: .sqlite)
+    }
+
+    /// Whether a file starts like an SQLite database (a cheap test before adding a store).
+    public static func isSQLiteFile(at url: URL) -> Bool {
+        SQLiteConnection.isSQLiteFile(atPath: url.path)
+    }
+
+    /// The open connection; `nil` before ``loadMetadata()`` and after ``didRemove()``.
+    var connection: SQLiteConnection?
+    /// The model's mapping onto the file's tables.
+    var schema: SQLiteSchema!
+    /// Whether a prepared save's transaction is open.
+    var hasOpenSave = false
+    /// The `SELECT` of one object's row and its reader, by entity number.
+    var recordQueries: [Int64: (String, RecordReader)] = [:]
+    /// Compiled fetches, by request.
+    var fetchQueries: [FetchQueryKey: FetchQuery] = [:]
+    /// The `INSERT`/`UPDATE` writers, by entity number.
+    var rowWriters: [Int64: RowWriter] = [:]
+
+    /// Opens (or creates) the file and reads its metadata; migrates it first when the model changed and
+    /// lightweight migration was requested.
+    ///
+    /// - Throws: ``StoreError`` with `.foreignFile` (not SQLite, or not a Core Data store), `.corruptFile` (a
+    ///   damaged database), `.io`, or migration errors. A refused file is never modified.
+    public override func loadMetadata() throws {
+        try openStore()
+    }
+
+    /// Nothing to do: an incremental store reads rows when asked.
+    public override func load() throws {}
+
+    /// Rolls back an unfinished save and closes the connection.
+    public override func didRemove() {
+        if hasOpenSave, let connection { try? connection.execute("ROLLBACK") }
+        hasOpenSave = false
+        connection?.close()
+        connection = nil
+    }
+
+    // MARK: Requests (implemented in the extensions)
+
+    /// Runs a fetch as SQL, evaluating in memory only what does not translate exactly; see `performFetch`.
+    ///
+    /// - Throws: the predicate's evaluation errors, as the in-memory stores throw them; ``StoreError`` with
+    ///   `.io` or `.corruptFile`.
+    public override func fetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
+        try performFetch(request)
+    }
+
+    /// Counts with `COUNT(*)` when the predicate translates to SQL, else by fetching keys.
+    public override func count(_ request: StoreFetchRequest) throws -> Int {
+        try performCount(request)
+    }
+
+    /// One object's row and its to-many relationships, in one query; `nil` when the store does not hold it.
+    public override func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try readRecord(objectID)
+    }
+
+    /// Allocates keys from `Z_PRIMARYKEY.Z_MAX` durably (keys of failed saves leave gaps).
+    public override func newReferenceKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
+        try allocateKeys(forEntityName: entityName, count: count)
+    }
+
+    /// Writes the whole save in one open transaction after checking every `Z_OPT`.
+    ///
+    /// - Throws: ``StoreError/Code/mergeConflict`` listing every conflicting object (nothing is written then),
+    ///   `.readOnlyStore`, `.io`, `.corruptFile`.
+    public override func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        try writeSave(changes)
+    }
+
+    /// Every record of the store's entities (for migration to another store).
+    public override func allRecords() throws -> [StoreRecord] {
+        try readAllRecords()
+    }
+
+    /// Writes the metadata to `Z_METADATA` in a transaction of its own.
+    ///
+    /// - Throws: ``StoreError/Code/readOnlyStore`` for a read-only store; `.io`.
+    public override func saveMetadata() throws {
+        guard !isReadOnly else {
+            throw StoreError(code: .readOnlyStore, message: "The SQLite store was opened read-only; its metadata "
+                                + "cannot change.", context: ErrorContext(storeURL: url))
+        }
+        try StoreErrorFactory.converting(url: url, doing: "writing the metadata") {
+            try openConnection().inTransaction { try writeMetadata() }
+        }
+    }
+
+    /// The open connection, or `.io` when the store was removed.
+    func openConnection() throws -> SQLiteConnection {
+        guard let connection else {
+            throw StoreError(code: .io, message: "The SQLite store is closed (it was removed from its coordinator).",
+                             context: ErrorContext(storeURL: url))
+        }
+        return connection
+    }
+}

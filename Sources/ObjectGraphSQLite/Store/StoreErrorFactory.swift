@@ -1,0 +1,49 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+
+/// Converts the module's internal errors to the framework's ``StoreError`` at the store's edge.
+enum StoreErrorFactory {
+    /// The store error for an SQLite error: damaged files are `.corruptFile`, a busy or locked database and
+    /// I/O failures are `.io`, everything else `.io` as well with the SQLite error as its cause.
+    static func storeError(_ error: SQLiteError, url: URL?, doing what: String) -> StoreError {
+        let context = ErrorContext(storeURL: url)
+        if error.isNotADatabaseOrCorrupt {
+            return StoreError(code: .corruptFile,
+                              message: "The SQLite store is damaged (\(error.message)) while \(what); restore it "
+                                + "from a backup.", context: context, cause: error)
+        }
+        if error.resultCode == SQLITE_READONLY {
+            return StoreError(code: .readOnlyStore, message: "The SQLite store file is read-only while \(what).",
+                              context: context, cause: error)
+        }
+        return StoreError(code: .io, message: "SQLite failed while \(what): \(error.message)", context: context,
+                          cause: error)
+    }
+
+    /// Runs `body`, converting SQLite errors to store errors.
+    static func converting<T>(url: URL?, doing what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw storeError(error, url: url, doing: what)
+        }
+    }
+
+    static func unsupportedValue(_ type: Any.Type, cause: (any Error)? = nil) -> StoreError {
+        StoreError(code: .unsupportedRequest,
+                   message: "A transformable value of type \(type) is not a property list (strings, numbers, dates, "
+                    + "data, arrays and string-keyed dictionaries); the SQLite store cannot save it.",
+                   cause: cause)
+    }
+
+    static func foreignFile(_ url: URL?, _ reason: String) -> StoreError {
+        StoreError(code: .foreignFile, message: "\(url?.path ?? "The file") is not an ObjectGraph or Core Data SQLite "
+                    + "store: \(reason).", context: ErrorContext(storeURL: url))
+    }
+
+    static func corruptFile(_ url: URL?, _ reason: String) -> StoreError {
+        StoreError(code: .corruptFile, message: "\(url?.path ?? "The file") is a damaged SQLite store: \(reason).",
+                   context: ErrorContext(storeURL: url))
+    }
+}

@@ -1,0 +1,383 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+/// Behaviour every store type must share, run against each kind in `StoreKind.all`.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    @Test(arguments: StoreKind.all)
+    func insertSaveAndFetchInAnotherContext(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let start = Date(timeIntervalSinceReferenceDate: 600_000_000)
+        let session = context.makeSession("g1", title: "Keynote", start: start)
+        #expect(session.objectID.isTemporaryID)
+        #expect(session.isInserted)
+        try context.save()
+        #expect(!session.objectID.isTemporaryID)
+        #expect(!session.isInserted)
+        #expect(!context.hasChanges)
+
+        let other = fixture.context()
+        let fetched = try other.all("Session")
+        #expect(fetched.count == 1)
+        #expect(fetched[0].objectID == session.objectID)
+        #expect(fetched[0].value(forKey: "title") as? String == "Keynote")
+        #expect(fetched[0].value(forKey: "start") as? Date == start)
+        #expect(fetched[0].value(forKey: "duration") as? Int == 30)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func transientValuesAreNotSaved(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        context.makeSession("g1").setValue("temp", forKey: "scratch")
+        try context.save()
+        let fetched = try fixture.context().all("Session")
+        #expect(fetched[0].value(forKey: "scratch") == nil)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func updateTracksChangedAndCommittedValues(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("g1", title: "Old")
+        try context.save()
+        session.setValue("New", forKey: "title")
+        #expect(session.isUpdated)
+        #expect(context.updatedObjects == [session])
+        #expect(session.changedValues()["title"] as? String == "New")
+        #expect(session.committedValues(forKeys: ["title"])["title"] as? String == "Old")
+        try context.save()
+        #expect(!session.isUpdated)
+        #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "New")
+    }
+
+    @Test(arguments: StoreKind.all)
+    func settingTheSameValueBackIsNoChange(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("g1", title: "Same")
+        try context.save()
+        session.setValue("Other", forKey: "title")
+        session.setValue("Same", forKey: "title")
+        #expect(!session.isUpdated)
+        #expect(!context.hasChanges)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func deleteAndSaveRemovesTheObject(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("g1")
+        try context.save()
+        let id = session.objectID
+        context.delete(session)
+        #expect(session.isDeleted)
+        #expect(context.deletedObjects == [session])
+        try context.save()
+        #expect(session.managedObjectContext == nil)
+        #expect(try fixture.context().all("Session").isEmpty)
+        #expect(throws: StoreError(code: .objectNotFound, message: "")) {
+            try fixture.context().existingObject(with: id)
+        }
+    }
+
+    @Test(arguments: StoreKind.all)
+    func deletingAnUnsavedObjectJustRemovesIt(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("g1")
+        context.delete(session)
+        #expect(!session.isInserted)
+        #expect(context.insertedObjects.isEmpty)
+        #expect(context.deletedObjects.isEmpty)
+        try context.save()
+        #expect(try fixture.context().all("Session").isEmpty)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func cascadeDeletesDestinations(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let conference = context.insertNewObject(forEntityName: "Conference")
+        conference.setValue("CCC", forKey: "acronym")
+        let a = context.makeSession("a"), b = context.makeSession("b")
+        a.setValue(conference, forKey: "conference")
+        b.setValue(conference, forKey: "conference")
+        try context.save()
+        context.delete(conference)
+        #expect(a.isDeleted && b.isDeleted)
+        try context.save()
+        let other = fixture.context()
+        #expect(try other.all("Session").isEmpty)
+        #expect(try other.all("Conference").isEmpty)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func nullifyClearsTheInverse(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let room = context.insertNewObject(forEntityName: "Room")
+        room.setValue("Saal 1", forKey: "name")
+        let session = context.makeSession("a")
+        session.setValue(room, forKey: "room")
+        try context.save()
+        context.delete(room)
+        #expect(session.value(forKey: "room") == nil)
+        #expect(!session.isDeleted)
+        try context.save()
+        let fetched = try fixture.context().all("Session")
+        #expect(fetched.count == 1)
+        #expect(fetched[0].value(forKey: "room") == nil)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func denyRefusesTheSaveAndChangesNothing(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let track = context.insertNewObject(forEntityName: "Track")
+        let session = context.makeSession("a")
+        session.setValue(track, forKey: "track")
+        try context.save()
+        context.delete(track)
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.code == .relationshipDeniedDelete)
+        #expect(error.context.key == "sessions")
+        #expect(track.isDeleted)
+        #expect(context.hasChanges)
+        #expect(try fixture.context().all("Track").count == 1)
+        context.rollback()
+        #expect(!track.isDeleted)
+        #expect(session.value(forKey: "track") as? ManagedObject === track)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func noActionLeavesTheDestinationAlone(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let note = context.insertNewObject(forEntityName: "Note")
+        let session = context.makeSession("a")
+        session.addObject(note, toRelationship: "notes")
+        try context.save()
+        context.delete(session)
+        #expect(!note.isDeleted)
+        try context.save()
+        #expect(try fixture.context().all("Note").count == 1)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func inversesStayConsistent(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let saal1 = context.insertNewObject(forEntityName: "Room")
+        let saal2 = context.insertNewObject(forEntityName: "Room")
+        saal1.setValue("1", forKey: "name")
+        saal2.setValue("2", forKey: "name")
+        let session = context.makeSession("a")
+        session.setValue(saal1, forKey: "room")
+        #expect(saal1.objects(forKey: "sessions") == [session])
+        saal2.addObject(session, toRelationship: "sessions")
+        #expect(session.value(forKey: "room") as? ManagedObject === saal2)
+        #expect(saal1.objects(forKey: "sessions").isEmpty)
+        let ann = context.insertNewObject(forEntityName: "Person")
+        let bob = context.insertNewObject(forEntityName: "Person")
+        session.setValue([ann, bob], forKey: "persons")
+        #expect(ann.objects(forKey: "sessions") == [session])
+        #expect(session.value(forKey: "persons") as? [ManagedObject] == [ann, bob])
+        session.removeObject(ann, fromRelationship: "persons")
+        #expect(ann.objects(forKey: "sessions").isEmpty)
+        try context.save()
+
+        let other = fixture.context()
+        let rooms = try other.all("Room", sortedBy: "name")
+        #expect(rooms[0].objects(forKey: "sessions").isEmpty)
+        #expect(rooms[1].objects(forKey: "sessions").map { $0.value(forKey: "guid") as? String } == ["a"])
+        let persons = try other.all("Session")[0].objects(forKey: "persons")
+        #expect(persons.map(\.objectID) == [bob.objectID])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func validationFailuresAreAllReportedAndNothingIsWritten(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.insertNewObject(forEntityName: "Session")
+        session.setValue(-5, forKey: "duration")
+        session.setValue("bad code", forKey: "code")
+        let run = context.insertNewObject(forEntityName: "Run")
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.code == .multipleErrors)
+        let codes = Set(error.errors.map(\.code))
+        #expect(codes == [.missingMandatoryProperty, .numberTooSmall, .stringPatternMismatch])
+        #expect(error.errors.filter { $0.code == .missingMandatoryProperty }.count == 2)
+        let runError = try #require(error.errors.first { $0.context.entityName == "Run" })
+        #expect(runError.message.contains("Process ID"))
+        #expect(!runError.message.contains("-1"))
+        #expect(context.insertedObjects == [session, run])
+        #expect(try fixture.context().count(for: FetchRequest(entityName: "Session")) == 0)
+        #expect(try fixture.context().count(for: FetchRequest(entityName: "Run")) == 0)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func subclassHooksRun(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore(configuration: "Personal")
+        let context = fixture.context()
+        let run = try #require(context.insertNewObject(forEntityName: "Run") as? Run)
+        #expect(run.date != nil)
+        #expect(run.processID == -1)
+        #expect(throws: ValidationError(code: .numberTooSmall, message: "")) { try context.save() }
+        run.processID = 4242
+        try context.save()
+        let fetched = try #require(try fixture.context().all("Run").first as? Run)
+        #expect(fetched.processID == 4242)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func rollbackDiscardsEverything(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let kept = context.makeSession("kept", title: "Before")
+        try context.save()
+        kept.setValue("After", forKey: "title")
+        let added = context.makeSession("added")
+        context.rollback()
+        #expect(kept.value(forKey: "title") as? String == "Before")
+        #expect(added.managedObjectContext == nil)
+        #expect(!context.hasChanges)
+        #expect(try context.all("Session").count == 1)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func undoAndRedoWorkInGroups(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let room = context.insertNewObject(forEntityName: "Room")
+        room.setValue("A", forKey: "name")
+        let session = context.makeSession("s")
+        try context.save()
+
+        session.setValue("First", forKey: "title")
+        session.setValue(room, forKey: "room")
+        context.processPendingChanges()
+        session.setValue("Second", forKey: "title")
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "First")
+        #expect(session.value(forKey: "room") as? ManagedObject === room)
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "Talk s")
+        #expect(session.value(forKey: "room") == nil)
+        #expect(room.objects(forKey: "sessions").isEmpty)
+        #expect(!context.hasChanges)
+        context.redo()
+        #expect(session.value(forKey: "title") as? String == "First")
+        #expect(room.objects(forKey: "sessions") == [session])
+
+        let extra = context.makeSession("x")
+        context.processPendingChanges()
+        context.undo()
+        #expect(extra.managedObjectContext == nil)
+        #expect(!context.insertedObjects.contains(extra))
+        context.delete(session)
+        context.processPendingChanges()
+        context.undo()
+        #expect(!session.isDeleted)
+        #expect(room.objects(forKey: "sessions") == [session])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func fetchMergesPendingChanges(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let a = context.makeSession("a", title: "Alpha")
+        let b = context.makeSession("b", title: "Beta")
+        try context.save()
+        context.delete(a)
+        b.setValue("Zeta", forKey: "title")
+        context.makeSession("c", title: "Gamma")
+        let request = FetchRequest(entityName: "Session")
+        request.sortKeys = [SortKey("title")]
+        #expect(try context.fetch(request).map { $0.value(forKey: "guid") as? String } == ["c", "b"])
+        request.predicate = try ObjectPredicate(format: "title BEGINSWITH %@", "B")
+        #expect(try context.fetch(request).isEmpty)
+        request.includesPendingChanges = false
+        #expect(try context.fetch(request).map { $0.value(forKey: "guid") as? String } == ["b"])
+        request.predicate = nil
+        request.includesPendingChanges = true
+        request.fetchOffset = 1
+        request.fetchLimit = 1
+        #expect(try context.fetch(request).map { $0.value(forKey: "guid") as? String } == ["b"])
+        #expect(try context.count(for: request) == 1)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func subentitiesAreIncludedUnlessExcluded(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        context.makeSession("plain")
+        let workshop = context.insertNewObject(forEntityName: "Workshop")
+        workshop.setValue("w", forKey: "guid")
+        workshop.setValue("Workshop", forKey: "title")
+        workshop.setValue(20, forKey: "capacity")
+        try context.save()
+        let other = fixture.context()
+        let request = FetchRequest(entityName: "Session")
+        request.sortKeys = [SortKey("guid")]
+        let all = try other.fetch(request)
+        #expect(all.map(\.entity.name) == ["Session", "Workshop"])
+        #expect(all[1].value(forKey: "capacity") as? Int == 20)
+        request.includesSubentities = false
+        #expect(try other.fetch(request).map(\.entity.name) == ["Session"])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func uriRepresentationRoundTrips(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        let store = try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        let temporary = session.objectID.uriRepresentation()
+        #expect(temporary.absoluteString.hasPrefix("x-coredata:///Session/t"))
+        #expect(fixture.coordinator.managedObjectID(forURIRepresentation: temporary) == session.objectID)
+        try context.save()
+        let uri = session.objectID.uriRepresentation()
+        #expect(uri.absoluteString == "x-coredata://\(store.identifier)/Session/p\(session.objectID.referenceKey)")
+        let id = try #require(fixture.coordinator.managedObjectID(forURIRepresentation: uri))
+        #expect(id == session.objectID)
+        #expect(try fixture.context().existingObject(with: id).value(forKey: "guid") as? String == "a")
+        #expect(fixture.coordinator.managedObjectID(forURIRepresentation: URL(string: "https://example.com/x")!) == nil)
+        let foreign = URL(string: "x-coredata://00000000-0000-0000-0000-000000000000/Session/p1")!
+        #expect(fixture.coordinator.managedObjectID(forURIRepresentation: foreign) == nil)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func obtainPermanentIDsBeforeSaving(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        try context.obtainPermanentIDs(for: [session])
+        let id = session.objectID
+        #expect(!id.isTemporaryID)
+        #expect(session.isInserted)
+        try context.save()
+        #expect(session.objectID == id)
+        #expect(try fixture.context().existingObject(with: id).value(forKey: "guid") as? String == "a")
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphSQLite
+
+/// Reads a real store written by Apple's Core Data (macOS Notes, `NotesV7.storedata`).
+@Suite("Core Data file")
+struct CoreDataFileTests {
+    static var notesFile: URL? {
+        sharedFixturesDirectory()?.appendingPathComponent("coredata/NotesV7.storedata")
+    }
+
+    /// A copy of the file in a temporary folder (the shared file is never opened for writing).
+    static func openNotes(in folder: TemporaryFolder) throws -> PersistentStoreCoordinator? {
+        guard let source = notesFile, FileManager.default.fileExists(atPath: source.path) else {
+            print("Skipping: \(notesFile?.path ?? "../shared/coredata/NotesV7.storedata") is absent")
+            return nil
+        }
+        let copy = folder.file("NotesV7.storedata")
+        try FileManager.default.copyItem(at: source, to: copy)
+        let wal = URL(fileURLWithPath: source.path + "-wal")
+        if let size = try? FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int, size > 0 {
+            try FileManager.default.copyItem(at: wal, to: URL(fileURLWithPath: copy.path + "-wal"))
+        }
+        SQLiteStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: NotesModel.make())
+        try coordinator.addPersistentStore(type: .sqlite, at: copy, options: [.readOnly: true, .ignoresModelVersion: true])
+        return coordinator
+    }
+
+    @Test func accountsResolveTheirSubentitiesThroughZ_ENT() throws {
+        let folder = TemporaryFolder()
+        guard let coordinator = try Self.openNotes(in: folder) else { return }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let accounts = try context.all("Account", sortedBy: "accountDescription")
+        #expect(accounts.map { $0.value(forKey: "accountDescription") as? String } == ["On My Mac", "yahoo.com"])
+        #expect(accounts.map(\.entity.name) == ["LocalAccount", "IMAPAccount"])
+        #expect(accounts[1].value(forKey: "hostname") as? String == "imap.mail.yahoo.com")
+        #expect(accounts[1].value(forKey: "port") as? Int == 993)
+        #expect(accounts[1].value(forKey: "emailAddress") as? String == "ali_someemail@domain.com")
+        let root = try #require(accounts[1].value(forKey: "rootFolder") as? ManagedObject)
+        #expect(root.entity.name == "IMAPFolder")
+        #expect(root.value(forKey: "name") as? String == "RootFolder")
+        #expect((accounts[1].value(forKey: "trashFolder") as? ManagedObject)?.entity.name == "TrashFolder")
+    }
+
+    @Test func foldersAndNotesFetchWithPredicatesAndRelationships() throws {
+        let folder = TemporaryFolder()
+        guard let coordinator = try Self.openNotes(in: folder) else { return }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let folders = try context.all("Folder", sortedBy: "name")
+        #expect(folders.count == 7)
+        #expect(Set(folders.map(\.entity.name)) == ["Folder", "IMAPFolder", "TrashFolder"])
+        let request = FetchRequest(entityName: "Folder")
+        request.predicate = try ObjectPredicate(format: "parent.account.accountDescription == %@", "On My Mac")
+        request.sortKeys = [SortKey("name")]
+        #expect(try context.fetch(request).map { $0.value(forKey: "name") as? String } == ["Notes", "Recovered Items"])
+        request.includesSubentities = false
+        request.predicate = nil
+        #expect(try context.count(for: request) == 3)
+
+        let notes = try context.all("Note", sortedBy: "dateCreated")
+        #expect(notes.count == 3)
+        #expect(notes.first?.value(forKey: "title") as? String == "building 4th brandy gibs")
+        #expect((notes.first?.value(forKey: "dateCreated") as? Date)?.timeIntervalSinceReferenceDate == 413779107.097813)
+        let home = try #require(notes.first?.value(forKey: "folder") as? ManagedObject)
+        #expect(home.value(forKey: "name") as? String == "Notes")
+        #expect(Set(home.objects(forKey: "notes").map(\.objectID)) == Set(notes.map(\.objectID)))
+        let body = try #require(notes.first?.value(forKey: "body") as? ManagedObject)
+        #expect((body.value(forKey: "htmlString") as? String)?.count ?? 0 > 100)
+        let titled = FetchRequest(entityName: "Note")
+        titled.predicate = try ObjectPredicate(format: "title BEGINSWITH[c] 'PUBLIC' AND folder.name == 'Notes'")
+        #expect(try context.fetch(titled).map { $0.value(forKey: "title") as? String } == ["public class ImageBlocks "])
+    }
+
+    @Test func readOnlyAppleStoreRefusesSavesAndStaysUnchanged() throws {
+        let folder = TemporaryFolder()
+        guard let coordinator = try Self.openNotes(in: folder) else { return }
+        let copy = folder.file("NotesV7.storedata")
+        let before = try Data(contentsOf: copy)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let note = try #require(try context.all("Note").first)
+        note.setValue("changed", forKey: "title")
+        #expect(throws: StoreError(code: .readOnlyStore, message: "")) { try context.save() }
+        try coordinator.remove(coordinator.persistentStores[0])
+        #expect(try Data(contentsOf: copy) == before)
+    }
+}

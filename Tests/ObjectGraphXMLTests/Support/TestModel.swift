@@ -1,0 +1,162 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphXML
+
+/// A small schedule-like model built in code, exercising every delete rule, inheritance and two configurations.
+enum TestModel {
+    static func make() -> ManagedObjectModel {
+        let conference = EntityDescription(name: "Conference", properties: [
+            AttributeDescription(name: "acronym", type: .string, isOptional: false),
+            RelationshipDescription(name: "sessions", destination: "Session", inverse: "conference", toMany: true,
+                                    deleteRule: .cascade),
+        ])
+        let room = EntityDescription(name: "Room", properties: [
+            AttributeDescription(name: "name", type: .string, isOptional: false),
+            RelationshipDescription(name: "sessions", destination: "Session", inverse: "room", toMany: true,
+                                    deleteRule: .nullify),
+        ])
+        let track = EntityDescription(name: "Track", properties: [
+            AttributeDescription(name: "name", type: .string),
+            RelationshipDescription(name: "sessions", destination: "Session", inverse: "track", toMany: true,
+                                    deleteRule: .deny),
+        ])
+        let person = EntityDescription(name: "Person", properties: [
+            AttributeDescription(name: "name", type: .string),
+            RelationshipDescription(name: "sessions", destination: "Session", inverse: "persons", toMany: true),
+        ])
+        let title = AttributeDescription(name: "title", type: .string, isOptional: false)
+        title.maximumValue = 200
+        let code = AttributeDescription(name: "code", type: .string)
+        code.regularExpression = "[A-Z]{3}-[0-9]+"
+        let duration = AttributeDescription(name: "duration", type: .integer32, defaultValue: 30)
+        duration.minimumValue = 0
+        let session = EntityDescription(name: "Session", properties: [
+            AttributeDescription(name: "guid", type: .string, isOptional: false),
+            title, code, duration,
+            AttributeDescription(name: "start", type: .date),
+            AttributeDescription(name: "scratch", type: .string).transient(),
+            RelationshipDescription(name: "conference", destination: "Conference", inverse: "sessions"),
+            RelationshipDescription(name: "room", destination: "Room", inverse: "sessions"),
+            RelationshipDescription(name: "track", destination: "Track", inverse: "sessions"),
+            RelationshipDescription(name: "persons", destination: "Person", inverse: "sessions", toMany: true,
+                                    isOrdered: true),
+            RelationshipDescription(name: "notes", destination: "Note", toMany: true, deleteRule: .noAction),
+        ])
+        let workshop = EntityDescription(name: "Workshop", properties: [
+            AttributeDescription(name: "capacity", type: .integer16),
+        ])
+        session.subentities = [workshop]
+        let note = EntityDescription(name: "Note", properties: [AttributeDescription(name: "text", type: .string)])
+        let processID = AttributeDescription(name: "processID", type: .integer32, isOptional: false, defaultValue: -1)
+        processID.minimumValue = 0
+        let run = EntityDescription(name: "Run", properties: [
+            AttributeDescription(name: "date", type: .date, isOptional: false), processID,
+        ], managedObjectClassName: "XMLTestRun")
+        let favorite = EntityDescription(name: "Favorite", properties: [
+            AttributeDescription(name: "sessionGUID", type: .string, isOptional: false),
+        ])
+        let model = ManagedObjectModel(entities: [conference, room, track, person, session, workshop, note, run,
+                                                  favorite])
+        model.setEntities([conference, room, track, person, session, workshop, note], forConfigurationName: "Schedule")
+        model.setEntities([favorite, run, session, workshop, note], forConfigurationName: "Personal")
+        model.localizationDictionary = ["Property/processID/Entity/Run": "Process ID"]
+        let template = FetchRequest(entityName: "Session")
+        template.predicate = try? ObjectPredicate(format: "room.name == $ROOM")
+        model.setFetchRequestTemplate(template, forName: "SessionsInRoom")
+        // Unique in the test process: ObjectGraphTests registers its own Run class as "TestRun".
+        ManagedObjectClassRegistry.register(Run.self, forClassName: "XMLTestRun")
+        return model
+    }
+}
+
+/// Core Data's tutorial `Run`: its date set on insertion, its process ID defaulting to -1 (invalid until set).
+final class Run: ManagedObject {
+    var date: Date? {
+        get { value(forKey: "date") as? Date }
+        set { setValue(newValue, forKey: "date") }
+    }
+
+    var processID: Int {
+        get { value(forKey: "processID") as? Int ?? -1 }
+        set { setValue(newValue, forKey: "processID") }
+    }
+
+    override func awakeFromInsert() {
+        super.awakeFromInsert()
+        setPrimitiveValue(Date(), forKey: "date")
+    }
+}
+
+extension AttributeDescription {
+    func transient() -> AttributeDescription {
+        isTransient = true
+        return self
+    }
+}
+
+/// A folder of its own for one test, removed when the value goes away.
+final class TemporaryFolder {
+    let url: URL
+
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("og-tests-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The store types the conformance suite runs against.
+struct StoreKind: CustomStringConvertible, Sendable {
+    let type: PersistentStoreType
+    let fileExtension: String
+    var description: String { type.rawValue }
+
+    /// This target runs the framework's conformance suite against the XML store only.
+    static let all: [StoreKind] = {
+        XMLStore.register()
+        return [StoreKind(type: .xml, fileExtension: "xml")]
+    }()
+}
+
+/// A coordinator with one or more stores of a kind, in a temporary folder.
+struct Fixture {
+    let folder = TemporaryFolder()
+    let model: ManagedObjectModel
+    let coordinator: PersistentStoreCoordinator
+    let kind: StoreKind
+
+    init(_ kind: StoreKind = StoreKind.all[0]) {
+        self.kind = kind
+        model = TestModel.make()
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    }
+
+    @discardableResult
+    func addStore(_ name: String = "store", configuration: String? = nil,
+                  options: PersistentStoreOptions = [:]) throws -> PersistentStore {
+        try coordinator.addPersistentStore(type: kind.type, configurationName: configuration,
+                                           at: folder.file("\(name).\(kind.fileExtension)"), options: options)
+    }
+
+    func context() -> ManagedObjectContext { ManagedObjectContext(coordinator: coordinator) }
+}
+
+extension ManagedObjectContext {
+    @discardableResult
+    func makeSession(_ guid: String, title: String? = nil, start: Date? = nil) -> ManagedObject {
+        let session = insertNewObject(forEntityName: "Session")
+        session.setValue(guid, forKey: "guid")
+        session.setValue(title ?? "Talk \(guid)", forKey: "title")
+        if let start { session.setValue(start, forKey: "start") }
+        return session
+    }
+
+    func all(_ entity: String, sortedBy key: String? = nil) throws -> [ManagedObject] {
+        let request = FetchRequest(entityName: entity)
+        if let key { request.sortKeys = [SortKey(key)] }
+        return try fetch(request)
+    }
+}
