@@ -24,6 +24,9 @@ struct Almanacd: AsyncParsableCommand {
     @Option(help: "The Unix socket path.")
     var socket: String?
 
+    @Option(help: "An Xcode model file (.xcdatamodeld, .xcdatamodel or contents) instead of the compiled-in model.")
+    var model: String?
+
     @Flag(help: "Attach Core Data stores dropped into the folders read-only too.")
     var readOnlyInbox = false
 
@@ -42,6 +45,7 @@ struct Almanacd: AsyncParsableCommand {
         if !watch.isEmpty { configuration.watchFolders = watch.map { URL(fileURLWithPath: $0).standardizedFileURL } }
         if let state { configuration.stateFolder = URL(fileURLWithPath: state).standardizedFileURL }
         if let socket { configuration.socketPath = socket }
+        if let model { configuration.modelURL = URL(fileURLWithPath: model) }
         do {
             try configuration.loadConfigurationFile()
             if readOnlyInbox { configuration.readOnlyInbox = true }

@@ -1,5 +1,7 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphSQLite
+import ObjectGraphXML
 import Schedules
 
 /// The daemon's data, set up: the coordinator with the personal store and every schedule file attached, a `Run`
@@ -21,7 +23,7 @@ public final class DaemonCore: Sendable {
     ///
     /// - Throws: a ``ConfigurationError`` when the state folder cannot be created or the personal store cannot be
     ///   opened (a damaged personal store is never overwritten).
-    public init(configuration: DaemonConfiguration, model: ManagedObjectModel = ScheduleModel.make()) throws {
+    public init(configuration: DaemonConfiguration, model: ManagedObjectModel? = nil) throws {
         self.configuration = configuration
         let fileManager = FileManager.default
         do {
@@ -31,12 +33,16 @@ public final class DaemonCore: Sendable {
             throw ConfigurationError(message: "cannot create the state folder \(configuration.stateFolder.path): "
                                         + error.localizedDescription)
         }
+        let model = try model ?? Self.loadModel(configuration.modelURL)
         ScheduleModel.registerClasses()
+        XMLStore.register()
+        SQLiteStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let personalURL = configuration.stateFolder.appendingPathComponent("personal.store")
+        let personalURL = configuration.stateFolder.appendingPathComponent("personal.sqlite")
         do {
-            personalStore = try coordinator.addPersistentStore(type: .binary, configurationName: "Personal",
-                                                               at: personalURL)
+            personalStore = try coordinator.addPersistentStore(
+                type: .sqlite, configurationName: "Personal", at: personalURL,
+                options: [.migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true])
         } catch {
             throw ConfigurationError(message: "cannot open the personal store \(personalURL.path): \(error)")
         }
@@ -46,6 +52,16 @@ public final class DaemonCore: Sendable {
         engine = QueryEngine(library: library, personalStore: personalStore, routingRules: configuration.routingRules,
                              version: Self.version)
         try recordRun()
+    }
+
+    /// The model from `--model`, or the compiled-in schedule model.
+    static func loadModel(_ url: URL?) throws -> ManagedObjectModel {
+        guard let url else { return ScheduleModel.make() }
+        do {
+            return try ManagedObjectModel(contentsOf: url)
+        } catch {
+            throw ConfigurationError(message: "cannot read the model \(url.path): \(error)")
+        }
     }
 
     /// Records this start as a `Run` in the personal store.

@@ -242,7 +242,7 @@ public final class QueryEngine: Sendable {
             "type": (store?.type ?? type).map { .string($0.rawValue) } ?? .null,
             "configuration": store?.configurationName.map { .string($0) } ?? .null,
             "readOnly": .bool(store?.isReadOnly ?? readOnly ?? true),
-            "objects": .int(Int64((store as? AtomicStore)?.cacheNodeCount ?? 0)),
+            "objects": .int(Int64(store.map(objectCount(in:)) ?? 0)),
             "loadedAt": loadedAt.map { .string(WireDate.string(from: $0)) } ?? .null,
             "error": error.map { .string($0) } ?? .null,
         ]
@@ -251,7 +251,20 @@ public final class QueryEngine: Sendable {
     }
 
     func objectCount() -> Int {
-        coordinator.persistentStores.reduce(0) { $0 + (($1 as? AtomicStore)?.cacheNodeCount ?? 0) }
+        coordinator.performAndWait { coordinator.persistentStores.reduce(0) { $0 + objectCount(in: $1) } }
+    }
+
+    /// The number of objects in a store: its cache for atomic stores, a count per entity for incremental ones.
+    func objectCount(in store: PersistentStore) -> Int {
+        if let atomic = store as? AtomicStore { return atomic.cacheNodeCount }
+        let entities = coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
+        return coordinator.performAndWait {
+            entities.reduce(0) { total, entity in
+                let request = StoreFetchRequest(entity: entity, entityNames: [entity.name], predicate: nil, sortKeys: [],
+                                                limit: 0, includesValues: false)
+                return total + ((try? store.count(request)) ?? 0)
+            }
+        }
     }
 
     /// The number of sessions in every store, for the status line.

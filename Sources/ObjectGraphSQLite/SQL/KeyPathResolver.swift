@@ -25,6 +25,10 @@ struct KeyPathResolver {
             if let toOne = mapping.toOne(named: key), let destination = toOne.relationship.destinationEntity {
                 guard mapping.table.has(toOne.name) else { return nil }
                 if isLast { return .foreignKey("\(alias).\(quoted(toOne.name))", destination: destination) }
+                // A destination outside the store's configuration has no table here: evaluate in memory.
+                guard let target = schema.entities[destination.name], schema.hasTable(target.table.name) else {
+                    return nil
+                }
                 guard let (joined, next) = scope.join(toOne, from: alias, path: walked, schema: schema) else {
                     return nil
                 }
@@ -33,6 +37,9 @@ struct KeyPathResolver {
                 continue
             }
             if let toMany = mapping.toMany(named: key) {
+                guard let destination = toMany.relationship.destinationEntity,
+                    let target = schema.entities[destination.name], schema.hasTable(target.table.name)
+                else { return nil }
                 return .toMany(toMany, ownerAlias: alias, rest: Array(components[(index + 1)...]), path: walked)
             }
             return nil

@@ -92,12 +92,12 @@ struct RecordReader {
                 + "\(quoted(table.name)) \(alias) WHERE \(alias).\(quoted(column.name)) = \(ownerAlias).Z_PK "
                 + "ORDER BY \(order)\(alias).Z_PK))"
         case .join(let join, let isOwner):
-            guard schema.hasTable(join.name) else { return nil }
+            let table = isOwner ? join.otherTable : join.ownerTable
+            guard schema.hasTable(join.name), schema.hasTable(table.name) else { return nil }
             let link = aliases.next()
             let destination = aliases.next()
             let mine = isOwner ? join.ownerColumn : join.otherColumn
             let theirs = isOwner ? join.otherColumn : join.ownerColumn
-            let table = isOwner ? join.otherTable : join.ownerTable
             let order = isOwner ? join.orderColumn.map { "\(link).\(quoted($0)), " } ?? "" : ""
             return "(SELECT group_concat(x, ',') FROM (SELECT \(link).\(quoted(theirs)) || ':' || "
                 + "IFNULL(\(destination).Z_ENT, 0) AS x FROM \(quoted(join.name)) \(link) LEFT JOIN "
