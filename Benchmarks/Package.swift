@@ -27,6 +27,15 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "SampleData",
+            dependencies: [
+                .product(name: "ObjectGraph", package: "main"),
+                .product(name: "ObjectGraphXML", package: "main"),
+                .product(name: "ObjectGraphSQLite", package: "main"),
+                .product(name: "Schedules", package: "main"),
+            ]
+        ),
+        .executableTarget(
             name: "XMLStoreBench",
             dependencies: [
                 .product(name: "ObjectGraph", package: "main"),

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphSQLite
 import Schedules
 
 #if canImport(Glibc)
@@ -98,8 +99,11 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         do {
             let type = try checkFile(url)
             let readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
+            var options: PersistentStoreOptions = [.readOnly: readOnly]
+            // A SQLite file dropped into the folder keeps a rollback journal: no -wal/-shm files appear beside it.
+            if type == .sqlite { options[.sqliteUsesRollbackJournal] = true }
             let store = try coordinator.loadDetachedStore(type: type, configurationName: "Schedule", at: url,
-                                                          options: [.readOnly: readOnly])
+                                                          options: options)
             let outcome: Outcome
             if let old = previous?.store {
                 try coordinator.replace(old, with: store)
