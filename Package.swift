@@ -55,10 +55,15 @@ let package = Package(
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
 
-        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph"]),
+        // Test support shared by the framework's test targets: the test model, store kinds, the predicate corpus.
+        .target(name: "ObjectGraphTestSupport", dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite"],
+                path: "Tests/ObjectGraphTestSupport"),
+        .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
-        .testTarget(name: "ObjectGraphXMLTests", dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML"]),
-        .testTarget(name: "ObjectGraphSQLiteTests", dependencies: ["ObjectGraphSQLite", "CSQLite", "ObjectGraph"]),
+        .testTarget(name: "ObjectGraphXMLTests",
+                    dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML", "ObjectGraphTestSupport"]),
+        .testTarget(name: "ObjectGraphSQLiteTests",
+                    dependencies: ["ObjectGraphSQLite", "CSQLite", "ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SchedulesTests", dependencies: ["Schedules"]),
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
         .testTarget(name: "AlmanacDaemonTests",

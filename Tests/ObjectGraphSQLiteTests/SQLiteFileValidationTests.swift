@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 @Suite struct SQLiteFileValidationTests {
     @Test func textFileIsRefusedAsNotADatabase() throws {

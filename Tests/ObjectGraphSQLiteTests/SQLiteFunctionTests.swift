@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 @Suite struct SQLiteFunctionTests {
     private func evaluate(_ sql: String, _ arguments: [SQLiteValue?] = []) throws -> SQLiteValue {

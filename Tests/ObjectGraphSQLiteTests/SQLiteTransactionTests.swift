@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 @Suite struct SQLiteTransactionTests {
     struct Failure: Error {}

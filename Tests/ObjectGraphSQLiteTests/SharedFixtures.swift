@@ -1,4 +1,5 @@
 import Foundation
+@testable import ObjectGraphTestSupport
 
 /// The shared fixtures folder: `<packageRoot>/../shared`; `nil` if neither exists.
 func sharedFixturesDirectory(filePath: StaticString = #filePath) -> URL? {

@@ -1,4 +1,5 @@
 import Foundation
+@testable import ObjectGraphTestSupport
 
 /// A fresh folder for one test, removed when the test ends.
 struct TemporaryDirectory: ~Copyable {

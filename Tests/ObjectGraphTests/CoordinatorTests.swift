@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import Testing
+@testable import ObjectGraphTestSupport
 
 /// A custom atomic store for tests: read-only, its objects given in code (the atomic-store API in use).
 final class FixedStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock

@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import Testing
+@testable import ObjectGraphTestSupport
 
 /// Behaviour every store type must share, run against each kind in `StoreKind.all`.
 @Suite("Store conformance")

@@ -3,6 +3,7 @@ import ObjectGraph
 import ObjectGraphXML
 import SafeXML
 import Testing
+@testable import ObjectGraphTestSupport
 
 @Suite("Model files: errors")
 struct ModelFileErrorTests {

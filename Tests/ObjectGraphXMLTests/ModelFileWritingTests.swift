@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphXML
 import Testing
+@testable import ObjectGraphTestSupport
 
 @Suite("Model files: writing and round trips")
 struct ModelFileWritingTests {

@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphXML
 import Testing
+@testable import ObjectGraphTestSupport
 
 /// The real XML store Xcode wrote (a mapping model's `xcmapping.xml`), opened with a model matching its contents.
 ///

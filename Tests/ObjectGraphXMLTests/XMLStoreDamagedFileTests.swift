@@ -3,6 +3,7 @@ import ObjectGraph
 import ObjectGraphXML
 import SafeXML
 import Testing
+@testable import ObjectGraphTestSupport
 
 /// Damaged, hostile and foreign files are refused with an error code, leave no store attached and never crash.
 @Suite("XML store: damaged and hostile files")

@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphXML
 import Testing
+@testable import ObjectGraphTestSupport
 
 @Suite("XML store")
 struct XMLStoreTests {
@@ -178,7 +179,7 @@ struct XMLStoreTests {
     }
 
     @Test func aSaveTouchingTwoStoresRenamesNothingWhenOneCannotBeWritten() throws {
-        let fixture = Fixture(StoreKind.all[0])
+        let fixture = Fixture(.xml)
         try fixture.addStore("schedule", configuration: "Schedule")
         try fixture.addStore("personal", configuration: "Personal")
         let context = fixture.context()

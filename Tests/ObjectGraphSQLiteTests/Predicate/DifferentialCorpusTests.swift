@@ -3,6 +3,7 @@ import ObjectGraph
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 /// Runs every people row of the predicate corpus against the same graph in an in-memory store and in an SQLite
 /// store: the matches (or the failure) must be the same, whether the SQLite store compiled the predicate to SQL

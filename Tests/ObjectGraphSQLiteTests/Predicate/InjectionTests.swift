@@ -3,6 +3,7 @@ import ObjectGraph
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 /// Hostile values in predicates are bound, never spliced: they match literally and never change the schema.
 @Suite("SQL injection corpus")
@@ -14,7 +15,7 @@ struct InjectionTests {
     ]
 
     @Test func hostileValuesMatchLiterallyAndLeaveTheSchemaAlone() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         let store = try #require(try fixture.addStore() as? SQLiteStore)
         let context = fixture.context()
         for (index, value) in Self.hostile.enumerated() { context.makeSession("g\(index)", title: "t" + value) }

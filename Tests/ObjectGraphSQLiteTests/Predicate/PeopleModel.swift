@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 /// The predicate corpus's people as a model: `Person` with a to-one `address` and an ordered to-many `pets`.
 enum PeopleModel {

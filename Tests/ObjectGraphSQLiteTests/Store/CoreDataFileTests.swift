@@ -3,6 +3,7 @@ import ObjectGraph
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 /// Reads a real store written by Apple's Core Data (macOS Notes, `NotesV7.storedata`).
 @Suite("Core Data file")

@@ -3,6 +3,7 @@ import ObjectGraph
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 @Suite("Lightweight migration")
 struct MigrationTests {

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+@testable import ObjectGraphTestSupport
 
 /// The part of macOS Notes' Core Data model (NotesV7) needed to read accounts, folders and notes.
 enum NotesModel {

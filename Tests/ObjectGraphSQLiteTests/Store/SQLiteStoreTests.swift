@@ -4,6 +4,7 @@ import ObjectGraph
 import Testing
 
 @testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
 
 @Suite("SQLite store")
 struct SQLiteStoreTests {
@@ -20,7 +21,7 @@ struct SQLiteStoreTests {
     }
 
     @Test func newStoreHasCoreDataLayout() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         let store = try fixture.addStore()
         let context = fixture.context()
         let session = context.makeSession("g1", start: Date(timeIntervalSinceReferenceDate: 12.5))
@@ -50,7 +51,7 @@ struct SQLiteStoreTests {
     }
 
     @Test func updateWithStaleVersionIsAMergeConflictAndChangesNothing() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         try fixture.addStore()
         let first = fixture.context()
         let a = first.makeSession("a", title: "A0")
@@ -77,7 +78,7 @@ struct SQLiteStoreTests {
     }
 
     @Test func keysComeFromZ_MAXAndSurviveReopening() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         let store = try fixture.addStore()
         let keys = try store.newReferenceKeys(forEntityName: "Workshop", count: 3)
         #expect(keys == [1, 2, 3])
@@ -89,7 +90,7 @@ struct SQLiteStoreTests {
     }
 
     @Test func orderedManyToManyKeepsItsOrder() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         try fixture.addStore()
         let context = fixture.context()
         let session = context.makeSession("s")
@@ -114,7 +115,7 @@ struct SQLiteStoreTests {
 
     @Test(arguments: [Data("hello, not a database".utf8), Data("SQLite format 3\0".utf8) + Data(repeating: 0xAB, count: 4000)])
     func foreignAndCorruptFilesAreRefusedUntouched(contents: Data) throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         let url = fixture.folder.file("store.sqlite")
         try contents.write(to: url)
         let error = try #require(throws: StoreError.self) { try fixture.addStore() }
@@ -124,7 +125,7 @@ struct SQLiteStoreTests {
     }
 
     @Test func otherSQLiteDatabasesAreForeign() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         let url = fixture.folder.file("store.sqlite")
         var configuration = SQLiteConnection.Configuration()
         configuration.journalMode = .delete
@@ -137,7 +138,7 @@ struct SQLiteStoreTests {
     }
 
     @Test func optionsSetSynchronousAndReadOnly() throws {
-        let fixture = Fixture()
+        let fixture = Fixture(.sqlite)
         let store = try fixture.addStore(options: [.sqliteSynchronousFull: true, .sqliteBusyTimeout: 1.5])
         let connection = try #require((store as? SQLiteStore)?.connection)
         let statement = try connection.makeStatement("PRAGMA synchronous")

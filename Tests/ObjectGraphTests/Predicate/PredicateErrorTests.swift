@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import Testing
+@testable import ObjectGraphTestSupport
 
 @Suite("Predicate errors")
 struct PredicateErrorTests {

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+@testable import ObjectGraphTestSupport
 
 /// Builds random syntax trees in the shapes the parser produces, for the round-trip property test.
 struct RandomPredicateBuilder {

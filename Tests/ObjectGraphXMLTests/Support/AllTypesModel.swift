@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import ObjectGraphXML
+@testable import ObjectGraphTestSupport
 
 /// A model with an attribute of every type an XML store holds, and to-one, to-many and ordered relationships.
 enum AllTypesModel {

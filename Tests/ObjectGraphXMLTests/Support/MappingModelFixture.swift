@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import ObjectGraphXML
+@testable import ObjectGraphTestSupport
 
 /// The model of the Apple-written XML store in the shared folder (Xcode's own mapping-model entities), written in
 /// Xcode's model format so that reading it exercises the model reader too.

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+@testable import ObjectGraphTestSupport
 
 /// A complete, order-preserving description of a model, to compare two models field by field.
 enum ModelDescription {

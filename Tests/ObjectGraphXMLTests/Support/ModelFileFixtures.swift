@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import ObjectGraphXML
+@testable import ObjectGraphTestSupport
 
 /// Xcode model files written in code: the full element set Xcode writes (without predicate strings, so they read
 /// with any predicate parser), and helpers to compare models.

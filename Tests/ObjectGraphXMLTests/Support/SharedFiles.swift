@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ObjectGraphTestSupport
 
 /// The real Core Data and Xcode files in the workplace's shared folder: `<packageRoot>/../shared/coredata`.
 ///

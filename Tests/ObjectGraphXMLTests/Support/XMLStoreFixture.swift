@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import ObjectGraphXML
+@testable import ObjectGraphTestSupport
 
 /// Opens stores of a kind in one folder with a fresh coordinator each time.
 struct XMLStoreFixture {

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphSQLite
 import ObjectGraphXML
 
 /// A small schedule-like model built in code, exercising every delete rule, inheritance and two configurations.
@@ -51,7 +52,7 @@ enum TestModel {
         processID.minimumValue = 0
         let run = EntityDescription(name: "Run", properties: [
             AttributeDescription(name: "date", type: .date, isOptional: false), processID,
-        ], managedObjectClassName: "XMLTestRun")
+        ], managedObjectClassName: "TestRun")
         let favorite = EntityDescription(name: "Favorite", properties: [
             AttributeDescription(name: "sessionGUID", type: .string, isOptional: false),
         ])
@@ -63,8 +64,7 @@ enum TestModel {
         let template = FetchRequest(entityName: "Session")
         template.predicate = try? ObjectPredicate(format: "room.name == $ROOM")
         model.setFetchRequestTemplate(template, forName: "SessionsInRoom")
-        // Unique in the test process: ObjectGraphTests registers its own Run class as "TestRun".
-        ManagedObjectClassRegistry.register(Run.self, forClassName: "XMLTestRun")
+        ManagedObjectClassRegistry.register(Run.self, forClassName: "TestRun")
         return model
     }
 }
@@ -114,10 +114,16 @@ struct StoreKind: CustomStringConvertible, Sendable {
     let fileExtension: String
     var description: String { type.rawValue }
 
-    /// This target runs the framework's conformance suite against the XML store only.
+    static let inMemory = StoreKind(type: .inMemory, fileExtension: "mem")
+    static let binary = StoreKind(type: .binary, fileExtension: "bin")
+    static let xml = StoreKind(type: .xml, fileExtension: "xml")
+    static let sqlite = StoreKind(type: .sqlite, fileExtension: "sqlite")
+
+    /// Every store type: the conformance suite runs against each.
     static let all: [StoreKind] = {
         XMLStore.register()
-        return [StoreKind(type: .xml, fileExtension: "xml")]
+        SQLiteStore.register()
+        return [inMemory, binary, xml, sqlite]
     }()
 }
 
@@ -130,6 +136,7 @@ struct Fixture {
 
     init(_ kind: StoreKind = StoreKind.all[0]) {
         self.kind = kind
+        _ = StoreKind.all
         model = TestModel.make()
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
     }
