@@ -382,3 +382,42 @@ struct StoreConformanceTests {
         #expect(try fixture.context().existingObject(with: id).value(forKey: "guid") as? String == "a")
     }
 }
+
+@Suite("Store conformance, more")
+struct MoreConformanceTests {
+    @Test(arguments: StoreKind.all)
+    func orderedToManyTakesTheOrderGiven(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let people = (0..<4).map { index -> ManagedObject in
+            let person = context.insertNewObject(forEntityName: "Person")
+            person.setValue("p\(index)", forKey: "name")
+            return person
+        }
+        let session = context.makeSession("s")
+        session.setValue([people[2], people[0], people[3]], forKey: "persons")
+        session.setValue([people[3], people[1], people[2]], forKey: "persons")
+        #expect(session.value(forKey: "persons") as? [ManagedObject] == [people[3], people[1], people[2]])
+        #expect(people[0].objects(forKey: "sessions").isEmpty)
+        try context.save()
+        let reader = fixture.context()
+        let fetched = try reader.all("Session")[0].objects(forKey: "persons")
+        #expect(fetched.map { $0.value(forKey: "name") as? String } == ["p3", "p1", "p2"])
+    }
+
+    @Test(arguments: StoreKind.all)
+    func fetchingSomePropertiesNeverLosesTheOthers(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        context.makeSession("s", title: "Full title", start: Date(timeIntervalSinceReferenceDate: 5))
+        try context.save()
+        let request = FetchRequest(entityName: "Session")
+        request.propertiesToFetch = ["guid"]
+        let reader = fixture.context()
+        let fetched = try reader.fetch(request)
+        #expect(fetched[0].value(forKey: "title") as? String == "Full title")
+        #expect(fetched[0].value(forKey: "start") as? Date == Date(timeIntervalSinceReferenceDate: 5))
+    }
+}

@@ -16,8 +16,11 @@ extension ManagedObjectContext {
             let results = try persistentStoreCoordinator.fetch(
                 entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
-                includesValues: true, propertiesToFetch: request.propertiesToFetch)
-            return results.map { materialize($0.result.objectID, record: $0.result.record) }
+                includesValues: request.propertiesToFetch == nil, propertiesToFetch: request.propertiesToFetch)
+            // Like Core Data's row cache, values come along with the IDs (no query per object later); a record
+            // restricted to some properties must not fill an object: it stays a fault.
+            let partial = request.propertiesToFetch != nil
+            return results.map { materialize($0.result.objectID, record: partial ? nil : $0.result.record) }
         }
         return try fetchIncludingPendingChanges(request, entity: entity, names: Set(names))
     }

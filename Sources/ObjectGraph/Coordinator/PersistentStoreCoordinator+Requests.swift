@@ -30,9 +30,11 @@ extension PersistentStoreCoordinator {
             let perStoreLimit = limit > 0 ? offset + limit : 0
             var merged: [MergedFetchResult] = []
             for (index, store, names) in targets {
+                // Atomic stores hold every record in memory: handing them over costs nothing and saves faulting.
+                let withValues = includesValues || (store is AtomicStore && propertiesToFetch == nil)
                 let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: predicate,
                                                 sortKeys: sortKeys, limit: perStoreLimit,
-                                                propertiesToFetch: propertiesToFetch, includesValues: includesValues)
+                                                propertiesToFetch: propertiesToFetch, includesValues: withValues)
                 merged.append(contentsOf: try store.fetch(request).map { MergedFetchResult(result: $0, storeIndex: index) })
             }
             if targets.count > 1 {

@@ -233,6 +233,15 @@ extension ManagedObject {
             removeFromToMany(relationship, slot: index, object)
         }
         for object in objects { addToMany(relationship, slot: index, object) }
+        guard relationship.isOrdered else { return }
+        // Ordered relationships take the order given: move each object to its position (membership is unchanged,
+        // so inverses stay as they are).
+        var seen: Set<ObjectIdentifier> = []
+        let order = objects.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        for (position, object) in order.enumerated() where storage.objects[position] !== object {
+            removeTracked(object, slot: index)
+            insertTracked(object, slot: index, at: position)
+        }
     }
 
     /// Makes this object's inverse relationship point at `source` (a to-one is re-pointed, a to-many gains it).
