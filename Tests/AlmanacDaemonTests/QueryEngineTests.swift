@@ -197,3 +197,35 @@ struct QueryEngineTests {
         #expect(try fixture.request("count", ["entity": "Session"])["count"] == 0)
     }
 }
+
+@Suite("Daemon configuration file")
+struct DaemonConfigurationTests {
+    func configuration(with text: String?) throws -> DaemonConfiguration {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var configuration = DaemonConfiguration(watchFolders: [], stateFolder: folder, socketPath: "/tmp/x.sock")
+        if let text { try Data(text.utf8).write(to: configuration.configurationFile) }
+        try configuration.loadConfigurationFile()
+        return configuration
+    }
+
+    @Test func routingRulesAndSettingsAreRead() throws {
+        let configuration = try configuration(with: #"{"routing": {"Note": "notes.sqlite"}, "readOnlyInbox": true, "writerGroup": 1000}"#)
+        #expect(configuration.routingRules == ["Note": "notes.sqlite"])
+        #expect(configuration.readOnlyInbox)
+        #expect(configuration.writerGroupID == 1000)
+        #expect(try self.configuration(with: nil).routingRules.isEmpty)
+    }
+
+    @Test func invalidFilesAreRefusedWithTheirPath() {
+        #expect(throws: ConfigurationError.self) { try configuration(with: "{not json") }
+        #expect(throws: ConfigurationError.self) { try configuration(with: #"{"routing": {"Note": 3}}"#) }
+    }
+
+    @Test func reloadedRulesReplaceTheOldOnesButKeepTheDefault() throws {
+        let fixture = try CoreFixture(files: [])
+        defer { fixture.remove() }
+        fixture.core.engine.updateRoutingRules(["Note": "personal"])
+        #expect(fixture.core.engine.routingRules == ["Session": "personal", "Note": "personal"])
+    }
+}

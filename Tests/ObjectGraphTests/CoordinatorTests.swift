@@ -298,3 +298,68 @@ struct CoordinatorTests {
         #expect(fixture.coordinator.metadata(for: store).storeUUID == store.identifier)
     }
 }
+
+/// An in-memory-like store whose commit or prepare fails on demand, to test saves that touch several stores.
+final class FlakyStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+    override class var storeType: PersistentStoreType { "Flaky" }
+    override var writesFiles: Bool { false }
+    nonisolated(unsafe) static var failure: Failure = .none
+
+    enum Failure { case none, prepare, commit }
+
+    struct FailingCommit: PreparedSave {
+        func commit() throws { throw StoreError(code: .io, message: "the disk went away") }
+        func abort() {}
+    }
+
+    override func prepareWrite(records: [StoreRecord], metadata: StoreMetadata) throws -> any PreparedSave {
+        switch Self.failure {
+        case .none: return ImmediateSave()
+        case .prepare: throw StoreError(code: .io, message: "no space left")
+        case .commit: return FailingCommit()
+        }
+    }
+}
+
+@Suite("Saves across stores", .serialized)
+struct MultiStoreSaveTests {
+    init() {
+        PersistentStoreCoordinator.registerStoreClass(FlakyStore.self, forStoreType: "Flaky")
+    }
+
+    func setUp() throws -> (Fixture, PersistentStore, PersistentStore, ManagedObjectContext) {
+        let fixture = Fixture()
+        let first = try fixture.addStore("first", configuration: "Schedule")
+        let flaky = try fixture.coordinator.addPersistentStore(type: "Flaky", configurationName: "Personal",
+                                                               at: fixture.folder.file("flaky"))
+        let context = fixture.context()
+        let room = context.insertNewObject(forEntityName: "Room")
+        room.setValue("Saal 1", forKey: "name")
+        let favorite = context.insertNewObject(forEntityName: "Favorite")
+        favorite.setValue("g1", forKey: "sessionGUID")
+        return (fixture, first, flaky, context)
+    }
+
+    @Test func aStoreFailingToPrepareLeavesEveryStoreUnchanged() throws {
+        FlakyStore.failure = .prepare
+        defer { FlakyStore.failure = .none }
+        let (fixture, _, _, context) = try setUp()
+        #expect(throws: StoreError(code: .io, message: "")) { try context.save() }
+        #expect(context.hasChanges)
+        let reader = fixture.context()
+        #expect(try reader.count(for: FetchRequest(entityName: "Room")) == 0)
+        #expect(try reader.count(for: FetchRequest(entityName: "Favorite")) == 0)
+    }
+
+    @Test func aCommitFailingAfterAnotherStoreCommittedIsAPartialSave() throws {
+        FlakyStore.failure = .commit
+        defer { FlakyStore.failure = .none }
+        let (fixture, first, _, context) = try setUp()
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .partialSave)
+        #expect(error.message.contains(first.url!.path))
+        let reader = fixture.context()
+        #expect(try reader.count(for: FetchRequest(entityName: "Room")) == 1)
+        #expect(try reader.count(for: FetchRequest(entityName: "Favorite")) == 0)
+    }
+}

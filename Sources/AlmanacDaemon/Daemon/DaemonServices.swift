@@ -63,7 +63,14 @@ struct ReloadService: Service {
         await cancelWhenGracefulShutdown {
             for await _ in signals {
                 notifier.reloading()
-                watcher.logger.info("SIGHUP: rescanning")
+                var configuration = watcher.core.configuration
+                do {
+                    try configuration.loadConfigurationFile()
+                    watcher.core.engine.updateRoutingRules(configuration.routingRules)
+                    watcher.logger.info("SIGHUP: routing rules reloaded, rescanning")
+                } catch {
+                    watcher.logger.error("SIGHUP: keeping the previous configuration: \(error)")
+                }
                 for folder in watcher.core.configuration.watchFolders {
                     for (url, outcome) in watcher.core.library.rescan(folder) { watcher.report(url, outcome) }
                 }

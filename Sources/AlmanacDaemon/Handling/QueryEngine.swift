@@ -2,6 +2,7 @@ import AlmanacWire
 import Foundation
 import ObjectGraph
 import Schedules
+import Synchronization
 
 /// Executes decoded wire commands on the coordinator: the daemon's request handling, without any socket.
 ///
@@ -13,7 +14,8 @@ public final class QueryEngine: Sendable {
     /// The store of personal data (favourites, notes, reminders, runs, personal sessions).
     public let personalStore: PersistentStore
     /// Entity name -> store (file name, path or identifier; `personal` names the personal store).
-    public let routingRules: [String: String]
+    public var routingRules: [String: String] { rules.withLock { $0 } }
+    private let rules: Mutex<[String: String]>
     /// The daemon's version string for `hello`.
     public let version: String
 
@@ -25,8 +27,17 @@ public final class QueryEngine: Sendable {
                 version: String) {
         self.library = library
         self.personalStore = personalStore
-        self.routingRules = ["Session": "personal"].merging(routingRules) { _, configured in configured }
+        self.rules = Mutex(Self.withDefaults(routingRules))
         self.version = version
+    }
+
+    /// Replaces the routing rules (SIGHUP re-reads them from the configuration file).
+    public func updateRoutingRules(_ rules: [String: String]) {
+        self.rules.withLock { $0 = Self.withDefaults(rules) }
+    }
+
+    private static func withDefaults(_ rules: [String: String]) -> [String: String] {
+        ["Session": "personal"].merging(rules) { _, configured in configured }
     }
 
     /// Executes a request and returns the response's fields.
