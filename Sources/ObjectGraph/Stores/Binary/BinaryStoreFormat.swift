@@ -47,14 +47,12 @@ enum BinaryStoreFormat {
         writer.u16(0)
         let names = Set(model.entities.map(\.name)).union(records.map(\.objectID.entityName)).sorted()
         var entityIndex: [String: Int] = [:]
-        var propertyIndex: [String: [String: Int]] = [:]
         var propertyNames: [[String]] = []
         for (position, name) in names.enumerated() {
             entityIndex[name] = position
             let properties = model.entitiesByName[name]?.allProperties.map(\.name)
                 ?? Set(records.filter { $0.objectID.entityName == name }.flatMap(\.values.keys)).sorted()
             propertyNames.append(properties)
-            propertyIndex[name] = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1, $0) })
         }
         let entityNames = names
         try writeValue(metadata.values, into: &writer, entityIndex: entityIndex, depth: 0, url: url)
@@ -68,15 +66,18 @@ enum BinaryStoreFormat {
         writer.varint(UInt64(records.count))
         for record in records {
             let name = record.objectID.entityName
-            let properties = propertyIndex[name]!
-            writer.varint(UInt64(entityIndex[name]!))
+            let position = entityIndex[name]!
+            writer.varint(UInt64(position))
             writer.zigzag(record.objectID.referenceKey)
             writer.zigzag(record.version)
-            let keys = record.values.keys.compactMap { key in properties[key].map { ($0, key) } }.sorted { $0.0 < $1.0 }
-            writer.varint(UInt64(keys.count))
-            for (index, key) in keys {
+            let names = propertyNames[position]
+            var present = 0
+            for key in names where record.values[key] != nil { present += 1 }
+            writer.varint(UInt64(present))
+            for (index, key) in names.enumerated() {
+                guard let value = record.values[key] else { continue }
                 writer.varint(UInt64(index))
-                try writeValue(record.values[key], into: &writer, entityIndex: entityIndex, depth: 0, url: url)
+                try writeValue(value, into: &writer, entityIndex: entityIndex, depth: 0, url: url)
             }
         }
         let checksum = writer.bytes.withUnsafeBytes { FNV1a.hash($0) }
@@ -89,21 +90,11 @@ enum BinaryStoreFormat {
         guard depth < maximumNesting else { throw unencodable("values nest too deeply", url) }
         switch value {
         case nil: writer.u8(Tag.null.rawValue)
-        case let v as Bool: writer.u8(v ? Tag.isTrue.rawValue : Tag.isFalse.rawValue)
-        case let v as Int: writer.u8(Tag.integer.rawValue); writer.zigzag(Int64(v))
-        case let v as Int64: writer.u8(Tag.integer.rawValue); writer.zigzag(v)
-        case let v as Int32: writer.u8(Tag.integer.rawValue); writer.zigzag(Int64(v))
-        case let v as Int16: writer.u8(Tag.integer.rawValue); writer.zigzag(Int64(v))
-        case let v as Double: writer.u8(Tag.double.rawValue); writer.f64(v)
-        case let v as Float: writer.u8(Tag.float.rawValue); writer.f64(Double(v))
-        case let v as Decimal: writer.u8(Tag.decimal.rawValue); writer.string(v.description)
+        // The common kinds first: every failed cast of an existential costs a dynamic lookup.
         case let v as String: writer.u8(Tag.string.rawValue); writer.string(v)
+        case let v as Int: writer.u8(Tag.integer.rawValue); writer.zigzag(Int64(v))
         case let v as Date: writer.u8(Tag.date.rawValue); writer.f64(v.timeIntervalSinceReferenceDate)
-        case let v as Data: writer.u8(Tag.data.rawValue); writer.raw(v)
-        case let v as UUID:
-            writer.u8(Tag.uuid.rawValue)
-            withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
-        case let v as URL: writer.u8(Tag.url.rawValue); writer.string(v.absoluteString)
+        case let v as Double: writer.u8(Tag.double.rawValue); writer.f64(v)
         case let v as ManagedObjectID:
             writer.u8(Tag.objectID.rawValue)
             try writeID(v, into: &writer, entityIndex: entityIndex, url: url)
@@ -111,6 +102,17 @@ enum BinaryStoreFormat {
             writer.u8(Tag.objectIDs.rawValue)
             writer.varint(UInt64(v.count))
             for id in v { try writeID(id, into: &writer, entityIndex: entityIndex, url: url) }
+        case let v as Bool: writer.u8(v ? Tag.isTrue.rawValue : Tag.isFalse.rawValue)
+        case let v as Data: writer.u8(Tag.data.rawValue); writer.raw(v)
+        case let v as Int64: writer.u8(Tag.integer.rawValue); writer.zigzag(v)
+        case let v as Int32: writer.u8(Tag.integer.rawValue); writer.zigzag(Int64(v))
+        case let v as Int16: writer.u8(Tag.integer.rawValue); writer.zigzag(Int64(v))
+        case let v as Float: writer.u8(Tag.float.rawValue); writer.f64(Double(v))
+        case let v as Decimal: writer.u8(Tag.decimal.rawValue); writer.string(v.description)
+        case let v as UUID:
+            writer.u8(Tag.uuid.rawValue)
+            withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
+        case let v as URL: writer.u8(Tag.url.rawValue); writer.string(v.absoluteString)
         case let v as [String: Data]:
             writer.u8(Tag.dictionary.rawValue)
             writer.varint(UInt64(v.count))
