@@ -15,6 +15,7 @@ let package = Package(
             name: "AlmanacBenchmarks",
             dependencies: [
                 .product(name: "ObjectGraph", package: "main"),
+                .product(name: "Schedules", package: "main"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -33,6 +34,14 @@ let package = Package(
                 .product(name: "ObjectGraphXML", package: "main"),
                 .product(name: "ObjectGraphSQLite", package: "main"),
                 .product(name: "Schedules", package: "main"),
+            ]
+        ),
+        .executableTarget(
+            name: "CrashSafety",
+            dependencies: [
+                .product(name: "ObjectGraph", package: "main"),
+                .product(name: "ObjectGraphXML", package: "main"),
+                .product(name: "ObjectGraphSQLite", package: "main"),
             ]
         ),
         .executableTarget(

@@ -1,25 +1,60 @@
 import Foundation
 
-// Usage: swift run -c release AlmanacBenchmarks [--quick] [--filter TEXT]
-let arguments = CommandLine.arguments.dropFirst()
+// Usage:
+//   swift run -c release AlmanacBenchmarks [--quick] [--filter TEXT]            core workloads -> results/latest.json
+//   swift run -c release AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop] [--almanacd PATH]
+//                                                                               almanacd over its socket -> results/daemon.json
+//   swift run -c release AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
+//                                                                               the load generator against a running almanacd
+let arguments = Array(CommandLine.arguments.dropFirst())
 let quick = arguments.contains("--quick")
-let filter = arguments.firstIndex(of: "--filter").flatMap { arguments.index(after: $0) < arguments.endIndex
-    ? arguments[arguments.index(after: $0)] : nil }
+func argument(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex
+        ? arguments[arguments.index(after: $0)] : nil }
+}
+let filter = argument("--filter")
+let mode = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "core"
 
-let harness = Harness(quick: quick, filter: filter)
-let results = try harness.run(CoreWorkloads.all)
+if mode == "load" {
+    exit(LoadGenerator.commandLine(Array(arguments.dropFirst())))
+}
+
 let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("results")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-struct Report: Codable {
-    var date: Date
-    var quick: Bool
-    var machine: String
-    var results: [Result]
-}
+encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf",
+                                                              nan: "nan")
 let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
     + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
-try encoder.encode(Report(date: Date(), quick: quick, machine: machine, results: results))
-    .write(to: folder.appendingPathComponent(quick ? "quick.json" : "latest.json"))
+
+switch mode {
+case "core":
+    struct Report: Codable {
+        var date: Date
+        var quick: Bool
+        var machine: String
+        var results: [Result]
+    }
+    let harness = Harness(quick: quick, filter: filter)
+    let results = try harness.run(CoreWorkloads.all)
+    try encoder.encode(Report(date: Date(), quick: quick, machine: machine, results: results))
+        .write(to: folder.appendingPathComponent(quick ? "quick.json" : "latest.json"))
+case "daemon":
+    struct DaemonReport: Codable {
+        var date: Date
+        var quick: Bool
+        var machine: String
+        var loadAverage: String
+        var figures: [DaemonFigure]
+    }
+    let load = DaemonWorkloads.loadAverage()
+    let figures = DaemonWorkloads.run(quick: quick, filter: filter, binary: argument("--almanacd"))
+    try encoder.encode(DaemonReport(date: Date(), quick: quick, machine: machine, loadAverage: load, figures: figures))
+        .write(to: folder.appendingPathComponent(quick ? "daemon-quick.json" : "daemon.json"))
+    if figures.isEmpty { exit(1) }
+default:
+    print("unknown mode \(mode); use core (default), daemon or load")
+    exit(2)
+}

@@ -72,10 +72,13 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
             }
         }
         matched.sort { $0.record.objectID < $1.record.objectID }
-        if !request.sortKeys.isEmpty {
+        if request.limit > 0, matched.count > request.limit {
+            matched = try SortKey.smallest(request.limit, of: matched, by: request.sortKeys) { view, key in
+                try key.value(of: view)
+            }
+        } else if !request.sortKeys.isEmpty {
             matched = try SortKey.sort(matched, by: request.sortKeys) { view, key in try key.value(of: view) }
         }
-        if request.limit > 0, matched.count > request.limit { matched.removeSubrange(request.limit...) }
         return try matched.map { view in
             StoreFetchResult(objectID: view.record.objectID,
                              sortValues: try request.sortKeys.map { try Self.sendable($0.value(of: view)) },

@@ -72,3 +72,20 @@ struct SortKeyTests {
         #expect(try SortKey("score").compareObjects(people[2], people[3]) == .orderedDescending)
     }
 }
+
+@Suite("Selecting the smallest")
+struct SortKeySelectionTests {
+    @Test(arguments: [0, 1, 3, 10, 99, 100, 150])
+    func smallestMatchesSortingThenTaking(count: Int) {
+        var generator = SeededGenerator(seed: UInt64(count) + 7)
+        let items: [[String: Any]] = (0..<100).map { index in
+            ["n": Int.random(in: 0..<10, using: &generator), "s": "v\(Int.random(in: 0..<5, using: &generator))",
+             "i": index]
+        }
+        let keys = [SortKey("n"), SortKey("s", ascending: false)]
+        let value: ([String: Any], SortKey) -> Any? = { item, key in item[key.keyPath] }
+        let expected = Array(SortKey.sort(items, by: keys, value: value).prefix(count)).map { $0["i"] as! Int }
+        let selected = SortKey.smallest(count, of: items, by: keys, value: value).map { $0["i"] as! Int }
+        #expect(selected == expected)
+    }
+}

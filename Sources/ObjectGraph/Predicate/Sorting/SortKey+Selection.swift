@@ -1,0 +1,63 @@
+import Foundation
+
+extension SortKey {
+    /// The first `count` items in the order of `keys`, sorted, as `sort(_:by:value:)` would return them, without
+    /// sorting the rest: a bounded heap keeps the best `count` seen so far. Ties keep the input order.
+    ///
+    /// - Complexity: O(n · k) value extractions plus O(n log count) comparisons.
+    public static func smallest<T>(_ count: Int, of items: [T], by keys: [SortKey],
+                                   value: (T, SortKey) throws -> Any?) rethrows -> [T] {
+        guard count > 0 else { return [] }
+        guard !keys.isEmpty else { return Array(items.prefix(count)) }
+        guard items.count > count else { return try sort(items, by: keys, value: value) }
+        let width = keys.count
+        var prepared: [SortValue] = []
+        prepared.reserveCapacity(items.count * width)
+        for item in items {
+            for key in keys { prepared.append(SortValue(try value(item, key), key.comparison)) }
+        }
+        func precedes(_ i: Int, _ j: Int) -> Bool {
+            for k in 0..<width {
+                let result = prepared[i * width + k].compare(to: prepared[j * width + k])
+                if result != .orderedSame {
+                    return keys[k].ascending ? result == .orderedAscending : result == .orderedDescending
+                }
+            }
+            return i < j
+        }
+        // A max-heap (by `precedes`) of the best `count` indices: its root is the worst of them.
+        var heap: [Int] = []
+        heap.reserveCapacity(count)
+        func siftUp(_ start: Int) {
+            var child = start
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard precedes(heap[parent], heap[child]) else { return }
+                heap.swapAt(parent, child)
+                child = parent
+            }
+        }
+        func siftDown() {
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var largest = parent
+                if left < heap.count, precedes(heap[largest], heap[left]) { largest = left }
+                if right < heap.count, precedes(heap[largest], heap[right]) { largest = right }
+                if largest == parent { return }
+                heap.swapAt(parent, largest)
+                parent = largest
+            }
+        }
+        for index in items.indices {
+            if heap.count < count {
+                heap.append(index)
+                siftUp(heap.count - 1)
+            } else if precedes(index, heap[0]) {
+                heap[0] = index
+                siftDown()
+            }
+        }
+        return heap.sorted(by: precedes).map { items[$0] }
+    }
+}
