@@ -21,13 +21,13 @@ struct DaemonFigure: Codable, Sendable {
 /// Workloads of `almanacd` over its Unix socket: fetch latency and throughput with 100k sessions in 100 stores,
 /// ping against redis-server, start-up with 1,000 files, and a dropped FOSDEM schedule's time to queryable.
 enum DaemonWorkloads {
-    struct Context {
+    struct Context: Sendable {
         var quick: Bool
         var binary: String
         var root: URL
     }
 
-    static let all: [(String, (Context) throws -> [DaemonFigure])] = [
+    static let all: [(String, @Sendable (Context) throws -> [DaemonFigure])] = [
         ("fetch", fetchLatency), ("ping", pingVersusRedis), ("startup", startup), ("drop", droppedFile),
     ]
 

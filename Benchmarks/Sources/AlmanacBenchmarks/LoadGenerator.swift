@@ -230,6 +230,7 @@ struct LoadGenerator: Sendable {
         for (index, kind) in mix.enumerated() { schedule += Array(repeating: index, count: kind.weight) }
         var generator = BenchRandom(seed: 11)
         schedule.shuffle(using: &generator)
+        let kinds = schedule
         let mix = self.mix, path = socketPath, perClient = requestsPerClient, warmUp = self.warmUp
         let barrier = DispatchSemaphore(value: 0)
         let ready = DispatchSemaphore(value: 0)
@@ -243,7 +244,7 @@ struct LoadGenerator: Sendable {
                 do {
                     connection = try UnixLineClient(path: path, receiveTimeout: 10)
                     for n in 0..<warmUp {
-                        _ = try connection.roundTrip(Array((mix[schedule[n % schedule.count]].line(client, -n - 1) + "\n").utf8))
+                        _ = try connection.roundTrip(Array((mix[kinds[n % kinds.count]].line(client, -n - 1) + "\n").utf8))
                     }
                 } catch {
                     result.errors["connect: \(error)", default: 0] += 1
@@ -258,7 +259,7 @@ struct LoadGenerator: Sendable {
                 var n = 0
                 while n < perClient {
                     if n & 63 == 0 && DispatchTime.now().uptimeNanoseconds >= deadline { break }
-                    let kindIndex = schedule[(n + client * 7) % schedule.count]
+                    let kindIndex = kinds[(n + client * 7) % kinds.count]
                     let line = Array((mix[kindIndex].line(client, n) + "\n").utf8)
                     let begin = DispatchTime.now().uptimeNanoseconds
                     do {

@@ -118,7 +118,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     /// The entity's properties with their slot numbers: a managed object keeps its values in an array in this order.
     var layout: Layout { frozenLayout ?? Layout(entity: self) }
 
-    struct Layout {
+    final class Layout {  // a class: frozen entities hand out one shared instance without copying its tables
         let properties: [PropertyDescription]
         let propertiesByName: [String: PropertyDescription]
         let attributesByName: [String: AttributeDescription]
