@@ -133,3 +133,20 @@ struct BinaryStoreTests {
         #expect(try Data(contentsOf: url) != before)
     }
 }
+
+@Suite("Atomic file writes")
+struct AtomicFileWriterTests {
+    @Test func staleTemporaryFilesOfAKilledWriterAreRemovedOnOpen() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("store.bin")
+        let stale = folder.file(".store.bin.\(UUID().uuidString).tmp")
+        let unrelated = folder.file(".other.bin.\(UUID().uuidString).tmp")
+        let notOurs = folder.file(".store.bin.backup.tmp")
+        for file in [stale, unrelated, notOurs] { try Data("partial".utf8).write(to: file) }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(type: .binary, at: url)
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(FileManager.default.fileExists(atPath: unrelated.path))
+        #expect(FileManager.default.fileExists(atPath: notOurs.path))
+    }
+}

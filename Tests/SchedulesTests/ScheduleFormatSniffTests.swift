@@ -50,3 +50,11 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite("Sniffing past a DOCTYPE")
+struct DoctypeSniffTests {
+    @Test func aDoctypeWithAnInternalSubsetIsSkipped() {
+        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE schedule [\n  <!ENTITY a \"b\">\n]>\n<schedule><version>1</version></schedule>"
+        #expect(ScheduleFormat.sniff(Data(text.utf8)) == .frabXML)
+    }
+}

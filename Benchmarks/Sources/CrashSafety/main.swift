@@ -75,6 +75,11 @@ func writeAll(_ fd: Int32, _ text: String) {
     }
 }
 
+/// Prints a line at once (stdout is a pipe when the script tees it).
+func say(_ line: String) {
+    writeAll(1, line + "\n")
+}
+
 // MARK: Writer
 
 func runWriter(type: PersistentStoreType, path: String) -> Never {
@@ -116,7 +121,8 @@ struct Spawned {
 
 func spawnWriter(type: String, path: String) -> Spawned {
     var fds: [Int32] = [0, 0]
-    guard pipe2(&fds, O_CLOEXEC) == 0 else { fatalError("pipe2: \(String(cString: strerror(errno)))") }
+    guard pipe(&fds) == 0 else { fatalError("pipe: \(String(cString: strerror(errno)))") }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -189,7 +195,7 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for name in types {
         guard let type = storeType(name) else {
-            print("unknown store type \(name)")
+            say("unknown store type \(name)")
             allGood = false
             continue
         }
@@ -223,7 +229,7 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
             case .failure(let error):
                 figures.torn += 1
                 figures.openFailures.append("after kill \(round + 1) (\(acks.count) acks, \(delay / 1000) ms): \(error)")
-                print("  \(type): TORN after kill \(round + 1): \(error)")
+                say("  \(type): TORN after kill \(round + 1): \(error)")
                 // Keep going on a copy-free basis: the next writer will hit the same file and report it too.
             case .success(let numbers):
                 let present = Set(numbers)
@@ -234,7 +240,7 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
                     let newlyLost = missing.subtracting(figures.lostNumbers)
                     figures.lost += newlyLost.count
                     figures.lostNumbers += newlyLost.sorted()
-                    print("  \(type): LOST after kill \(round + 1): \(newlyLost.sorted().prefix(20))")
+                    say("  \(type): LOST after kill \(round + 1): \(newlyLost.sorted().prefix(20))")
                 }
             }
         }
@@ -243,7 +249,7 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
         figures.leftoverFiles = names.filter { $0.hasPrefix(".\(url.lastPathComponent).") }.sorted()
         let good = figures.lost == 0 && figures.torn == 0
         allGood = allGood && good
-        print("""
+        say("""
             \(type.rawValue): \(good ? "OK" : "FAILED")
               kills:                 \(figures.kills) (\(figures.killsWithoutAck) before the first ack)
               acknowledged writes:   \(figures.acknowledged)
@@ -253,15 +259,14 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
               leftover temp files:   \(figures.leftoverFiles.count)
               time:                  \(String(format: "%.1f", figures.seconds)) s
             """)
-        for failure in figures.openFailures.prefix(10) { print("  open failure: \(failure)") }
-        for early in figures.writerExitedEarly.prefix(10) { print("  \(early)") }
+        for failure in figures.openFailures.prefix(10) { say("  open failure: \(failure)") }
+        for early in figures.writerExitedEarly.prefix(10) { say("  \(early)") }
     }
     return allGood
 }
 
 // MARK: Main
 
-setvbuf(stdout, nil, _IOLBF, 0)
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "writer":
@@ -284,14 +289,14 @@ case "run":
         case "--folder": folder = URL(fileURLWithPath: value)
         case "--seed": seed = UInt64(value) ?? seed
         default:
-            print("unknown option \(arguments[index])")
+            say("unknown option \(arguments[index])")
             exit(64)
         }
         index += 2
     }
-    print("crash safety: \(kills) kills per type, types \(types.joined(separator: ",")), folder \(folder.path)")
+    say("crash safety: \(kills) kills per type, types \(types.joined(separator: ",")), folder \(folder.path)")
     exit(runHarness(kills: kills, types: types, folder: folder, seed: seed) ? 0 : 1)
 default:
-    print("usage: CrashSafety writer STORE-TYPE PATH | CrashSafety run [--kills N] [--types Binary,XML,SQLite]")
+    say("usage: CrashSafety writer STORE-TYPE PATH | CrashSafety run [--kills N] [--types Binary,XML,SQLite]")
     exit(64)
 }

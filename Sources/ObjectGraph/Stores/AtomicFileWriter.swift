@@ -39,6 +39,24 @@ public enum AtomicFileWriter {
         return PendingRename(temporary: temporary, target: url)
     }
 
+    /// Removes temporary files that an earlier process left beside `url` when it was killed between writing and
+    /// renaming (`.<name>.<UUID>.tmp`). Call it when a store is opened by its only writer.
+    ///
+    /// - Returns: the number of files removed.
+    @discardableResult
+    public static func removeStaleTemporaryFiles(for url: URL) -> Int {
+        let folder = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+            let middle = name.dropFirst(prefix.count).dropLast(4)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            if unlink(folder.appendingPathComponent(name).path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     private struct PendingRename: PreparedSave {
         let temporary: URL
         let target: URL

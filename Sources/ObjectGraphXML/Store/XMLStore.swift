@@ -49,6 +49,7 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {  // used only un
     ///   ``ObjectGraph/StoreError/Code/foreignFile`` or ``ObjectGraph/StoreError/Code/io``.
     public override func loadMetadata() throws {
         pendingReader = nil
+        if let url, !isReadOnly { AtomicFileWriter.removeStaleTemporaryFiles(for: url) }
         guard let url, FileManager.default.fileExists(atPath: url.path) else {
             metadata = freshMetadata()
             return

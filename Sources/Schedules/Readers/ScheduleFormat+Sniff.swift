@@ -66,7 +66,15 @@ extension ScheduleFormat {
                 guard let end = find(bytes, "-->", from: index + 4, limit: limit) else { return false }
                 index = end + 3
             } else if hasPrefix(bytes, at: index, "<!") {
-                guard let end = find(bytes, ">", from: index + 2, limit: limit) else { return false }
+                guard var end = find(bytes, ">", from: index + 2, limit: limit) else { return false }
+                // A DOCTYPE with an internal subset (`[ … ]`) ends at the `>` after its closing bracket; the parser,
+                // not the sniffer, decides what to do with the declarations inside.
+                if let open = find(bytes, "[", from: index + 2, limit: limit), open < end {
+                    guard let close = find(bytes, "]", from: open + 1, limit: limit),
+                        let after = find(bytes, ">", from: close + 1, limit: limit)
+                    else { return false }
+                    end = after
+                }
                 index = end + 1
             } else {
                 guard hasPrefix(bytes, at: index, "<schedule") else { return false }

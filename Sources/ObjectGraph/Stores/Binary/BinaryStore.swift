@@ -25,6 +25,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // used only
     }
 
     public override func loadMetadata() throws {
+        if let url, !isReadOnly { AtomicFileWriter.removeStaleTemporaryFiles(for: url) }
         guard let url, FileManager.default.fileExists(atPath: url.path) else {
             metadata = freshMetadata()
             return
