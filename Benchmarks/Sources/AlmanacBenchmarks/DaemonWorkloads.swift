@@ -38,7 +38,7 @@ enum DaemonWorkloads {
         let binary = binary ?? ProcessInfo.processInfo.environment["ALMANACD"]
             ?? repo.appendingPathComponent(".build-bench/release/almanacd").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            print("almanacd not found at \(binary): build it with `swift build -c release --product almanacd "
+            say("almanacd not found at \(binary): build it with `swift build -c release --product almanacd "
                     + "--package-path \(repo.path) --scratch-path \(repo.path)/.build-bench` or pass --almanacd PATH")
             return []
         }
@@ -47,9 +47,9 @@ enum DaemonWorkloads {
         try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let load = loadAverage()
-        print("almanacd: \(binary); load average before: \(load)")
-        print(["figure", "ours", "anchor", "target", "result"].joined(separator: " | "))
-        print("--- | --- | --- | --- | ---")
+        say("almanacd: \(binary); load average before: \(load)")
+        say(["figure", "ours", "anchor", "target", "result"].joined(separator: " | "))
+        say("--- | --- | --- | --- | ---")
         var figures: [DaemonFigure] = []
         for (name, workload) in all where filter.map({ name.localizedCaseInsensitiveContains($0) }) ?? true {
             let folder = root.appendingPathComponent(name)
@@ -59,13 +59,13 @@ enum DaemonWorkloads {
                 for figure in results { printFigure(figure) }
                 figures += results
             } catch {
-                print("\(name) | error: \(error)")
+                say("\(name) | error: \(error)")
                 figures.append(DaemonFigure(workload: name, figure: "error", value: .nan, unit: "", anchor: "",
                                             target: "", pass: false, note: "\(error)"))
             }
             try? FileManager.default.removeItem(at: folder)
         }
-        print("load average after: \(loadAverage())")
+        say("load average after: \(loadAverage())")
         return figures
     }
 
@@ -79,7 +79,7 @@ enum DaemonWorkloads {
         default: value = String(format: "%.3f %@", figure.value, figure.unit)
         }
         let result = figure.pass.map { $0 ? "pass" : "FAIL" } ?? "—"
-        print([figure.figure, value, figure.anchor, figure.target, result].joined(separator: " | ")
+        say([figure.figure, value, figure.anchor, figure.target, result].joined(separator: " | ")
                 + (figure.note.map { "  (\($0))" } ?? ""))
     }
 
@@ -101,13 +101,13 @@ enum DaemonWorkloads {
         let generation = ContinuousClock.now
         try writeBinaryStores(in: inbox, count: stores, sessionsPerStore: perStore, roomsPerStore: 10, seed: 2026,
                               prefix: "big")
-        print("  wrote \(stores) binary stores, \(total) sessions in \(ContinuousClock.now - generation)")
+        say("  wrote \(stores) binary stores, \(total) sessions in \(ContinuousClock.now - generation)")
         let daemon = try DaemonProcess(binary: context.binary, root: context.root, inbox: inbox)
         defer { daemon.stop() }
         let ready = try daemon.waitUntilReady(timeout: 300)
         let client = try UnixLineClient(path: daemon.socketPath)
         let count = try client.request(#"{"id":1,"op":"count","entity":"Session"}"#)["count"] as? Int ?? -1
-        print(String(format: "  almanacd ready after %.2f s serving %d sessions (RSS %.0f MB)", ready, count,
+        say(String(format: "  almanacd (pid %d) ready after %.2f s serving %d sessions (RSS %.0f MB)", daemon.process.processIdentifier, ready, count,
                      daemon.residentMegabytes() ?? .nan))
         guard count >= total else { throw BenchError("the daemon serves \(count) sessions, expected \(total)") }
         let sample = try client.request(fetchLine)
@@ -142,15 +142,16 @@ enum DaemonWorkloads {
 
         let single = LoadGenerator(socketPath: daemon.socketPath, clients: 1,
                                    mix: LoadGenerator.only("fetch", fetchLine),
-                                   requestsPerClient: context.quick ? 1_000 : 5_000, seconds: 30, warmUp: 200).run()
-        print("  1 client:  " + single.summary)
+                                   requestsPerClient: context.quick ? 1_000 : 5_000, seconds: context.quick ? 5 : 20,
+                                   warmUp: 200).run()
+        say("  1 client:  " + single.summary)
         let eight = LoadGenerator(socketPath: daemon.socketPath, clients: 8,
                                   mix: LoadGenerator.only("fetch", fetchLine), requestsPerClient: 200_000,
                                   seconds: context.quick ? 3 : 10, warmUp: 20).run()
-        print("  8 clients: " + eight.summary)
+        say("  8 clients: " + eight.summary)
         let mixed = LoadGenerator(socketPath: daemon.socketPath, clients: 8, mix: LoadGenerator.standardMix(),
                                   requestsPerClient: 100_000, seconds: context.quick ? 2 : 5, warmUp: 5).run()
-        print("  8 clients, standard mix: " + mixed.summary)
+        say("  8 clients, standard mix: " + mixed.summary)
         let errors = single.errorsByCode.values.reduce(0, +) + eight.errorsByCode.values.reduce(0, +)
         let note = "\(stores) stores, \(total) sessions" + (errors > 0 ? ", \(errors) errors" : "")
         return [
@@ -205,7 +206,7 @@ enum DaemonWorkloads {
             let summary = output.split(whereSeparator: { $0 == "\r" || $0 == "\n" })
                 .filter { $0.contains("requests per second") }.map { $0.trimmingCharacters(in: .whitespaces) }
                 .joined(separator: "; ")
-            print("  redis-benchmark -c \(clients): \(summary)")
+            say("  redis-benchmark -c \(clients): \(summary)")
             redisRates[clients] = (best, summary)
         }
         terminate(redis)
@@ -220,7 +221,7 @@ enum DaemonWorkloads {
             let report = LoadGenerator(socketPath: daemon.socketPath, clients: clients,
                                        mix: LoadGenerator.only("ping", #"{"id":1,"op":"ping"}"#),
                                        requestsPerClient: total / clients, seconds: 60, warmUp: 100).run()
-            print("  almanacd ping: " + report.summary)
+            say("  almanacd ping: " + report.summary)
             let (redisRate, _) = redisRates[clients] ?? (.nan, "")
             let ratio = report.throughput / redisRate
             let errors = report.errorsByCode.values.reduce(0, +)
@@ -243,7 +244,7 @@ enum DaemonWorkloads {
             sum + ((try? FileManager.default.attributesOfItem(atPath: inbox.appendingPathComponent(name).path))?[.size]
                     as? Int ?? 0)
         } ?? 0
-        print(String(format: "  wrote %d binary stores of 20 sessions (%.1f MB in total)", files, Double(bytes) / 1e6))
+        say(String(format: "  wrote %d binary stores of 20 sessions (%.1f MB in total)", files, Double(bytes) / 1e6))
         // The anchor: the same files loaded in-process into one coordinator.
         let anchorStart = ContinuousClock.now
         let coordinator = PersistentStoreCoordinator(managedObjectModel: ScheduleModel.make())
@@ -276,7 +277,7 @@ enum DaemonWorkloads {
     static func droppedFile(_ context: Context) throws -> [DaemonFigure] {
         let source = URL(fileURLWithPath: "/work/shared/schedules/fosdem-2021-schedule.xml")
         guard FileManager.default.fileExists(atPath: source.path) else {
-            print("  skipped: \(source.path) is absent")
+            say("  skipped: \(source.path) is absent")
             return [DaemonFigure(workload: "drop", figure: "dropped FOSDEM file queryable", value: .nan, unit: "ms",
                                  anchor: "—", target: "≤ 100 ms", pass: nil, note: "skipped: \(source.path) absent")]
         }
@@ -528,4 +529,10 @@ final class DaemonProcess {
         close(notifyFD)
         unlink(notifyPath)
     }
+}
+
+/// Prints a line and flushes, so progress shows when the output goes to a file or a pipe.
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
 }

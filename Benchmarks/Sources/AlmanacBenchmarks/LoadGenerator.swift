@@ -243,7 +243,9 @@ struct LoadGenerator: Sendable {
                 let connection: UnixLineClient
                 do {
                     connection = try UnixLineClient(path: path, receiveTimeout: 10)
-                    for n in 0..<warmUp {
+                    // Warm-up: at most `warmUp` requests and at most 2 s.
+                    let warmUpEnd = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
+                    for n in 0..<warmUp where DispatchTime.now().uptimeNanoseconds < warmUpEnd {
                         _ = try connection.roundTrip(Array((mix[kinds[n % kinds.count]].line(client, -n - 1) + "\n").utf8))
                     }
                 } catch {
@@ -258,7 +260,7 @@ struct LoadGenerator: Sendable {
                 result.latencies.reserveCapacity(min(perClient, 1_000_000))
                 var n = 0
                 while n < perClient {
-                    if n & 63 == 0 && DispatchTime.now().uptimeNanoseconds >= deadline { break }
+                    if DispatchTime.now().uptimeNanoseconds >= deadline { break }
                     let kindIndex = kinds[(n + client * 7) % kinds.count]
                     let line = Array((mix[kindIndex].line(client, n) + "\n").utf8)
                     let begin = DispatchTime.now().uptimeNanoseconds
@@ -334,6 +336,7 @@ struct LoadGenerator: Sendable {
                                       seconds: seconds, warmUp: value("--warmup").flatMap(Int.init) ?? 10)
         let report = generator.run()
         print(report.summary)
+        fflush(nil)
         if let file = value("--json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

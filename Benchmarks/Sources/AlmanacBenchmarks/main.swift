@@ -52,7 +52,8 @@ case "daemon":
     let load = DaemonWorkloads.loadAverage()
     let figures = DaemonWorkloads.run(quick: quick, filter: filter, binary: argument("--almanacd"))
     try encoder.encode(DaemonReport(date: Date(), quick: quick, machine: machine, loadAverage: load, figures: figures))
-        .write(to: folder.appendingPathComponent(quick ? "daemon-quick.json" : "daemon.json"))
+        .write(to: folder.appendingPathComponent((quick ? "daemon-quick" : "daemon")
+                                              + (filter.map { "-\($0)" } ?? "") + ".json"))
     if figures.isEmpty { exit(1) }
 default:
     print("unknown mode \(mode); use core (default), daemon or load")

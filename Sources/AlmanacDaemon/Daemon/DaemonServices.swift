@@ -30,7 +30,7 @@ struct WatcherService: Service {
 
     /// Logs what happened to a file and tells subscribers.
     func report(_ url: URL, _ outcome: ScheduleLibrary.Outcome) {
-        let store = core.library.entriesByPath.first { $0.url == url }?.store?.identifier
+        let store = core.library.entry(for: url)?.store?.identifier
         var fields: JSONObject = ["file": .string(url.path)]
         if let store { fields["store"] = .string(store) }
         switch outcome {

@@ -74,6 +74,12 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         lock.withLock { entries.values.sorted { $0.url.path < $1.url.path } }
     }
 
+    /// The entry of a file, if the library knows it.
+    public func entry(for url: URL) -> Entry? {
+        let path = url.standardizedFileURL.path
+        return lock.withLock { entries[path] }
+    }
+
     /// The entry of an attached store, by store identifier.
     public func entry(forStoreIdentifier identifier: String) -> Entry? {
         lock.withLock { entries.values.first { $0.store?.identifier == identifier } }
