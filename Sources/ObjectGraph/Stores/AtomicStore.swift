@@ -71,13 +71,17 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
                 matched.append(view)
             }
         }
-        matched.sort { $0.record.objectID < $1.record.objectID }
+        // Reference keys are unique within a store, so they order ties exactly as object IDs do, far cheaper.
+        matched.sort { $0.record.objectID.referenceKey < $1.record.objectID.referenceKey }
+        // A plain attribute name is read straight from the record; key paths go through the view.
+        let value: (RecordView, SortKey) throws -> Any? = { view, key in
+            if key.isPlainKey, view.entity.attributesByName[key.keyPath] != nil { return view.record.values[key.keyPath] }
+            return try key.value(of: view)
+        }
         if request.limit > 0, matched.count > request.limit {
-            matched = try SortKey.smallest(request.limit, of: matched, by: request.sortKeys) { view, key in
-                try key.value(of: view)
-            }
+            matched = try SortKey.smallest(request.limit, of: matched, by: request.sortKeys, value: value)
         } else if !request.sortKeys.isEmpty {
-            matched = try SortKey.sort(matched, by: request.sortKeys) { view, key in try key.value(of: view) }
+            matched = try SortKey.sort(matched, by: request.sortKeys, value: value)
         }
         return try matched.map { view in
             StoreFetchResult(objectID: view.record.objectID,

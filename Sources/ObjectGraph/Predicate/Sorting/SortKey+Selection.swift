@@ -1,6 +1,11 @@
 import Foundation
 
 extension SortKey {
+    /// Whether the key path is a single key (no `.`, `@` or index), so stores may read it without evaluating a path.
+    public var isPlainKey: Bool {
+        !keyPath.isEmpty && !keyPath.contains(where: { $0 == "." || $0 == "@" || $0 == "[" }) && keyPath != "SELF"
+    }
+
     /// The first `count` items in the order of `keys`, sorted, as `sort(_:by:value:)` would return them, without
     /// sorting the rest: a bounded heap keeps the best `count` seen so far. Ties keep the input order.
     ///
