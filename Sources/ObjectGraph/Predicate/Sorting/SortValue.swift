@@ -12,6 +12,27 @@ enum SortValue {
     case other
 
     init(_ value: Any?, _ comparison: SortKey.Comparison) {
+        // The common kinds first: each failed cast of an existential costs a dynamic lookup (a date used to go
+        // through every numeric type and the bridging machinery before it was recognised).
+        switch value {
+        case nil:
+            self = .null
+            return
+        case let date as Date:
+            self = .date(date)
+            return
+        case let string as String where comparison == .compare:
+            self = .string(string)
+            return
+        case let int as Int:
+            self = .number(.int(Int64(int)))
+            return
+        case let double as Double:
+            self = .number(.double(double))
+            return
+        default:
+            break
+        }
         guard let value = ValueSemantics.normalized(value) else {
             self = .null
             return
