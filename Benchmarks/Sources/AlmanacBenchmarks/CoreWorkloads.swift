@@ -20,6 +20,17 @@ enum CoreWorkloads {
         return ManagedObjectModel(entities: [session])
     }
 
+    /// Inserts one `Session` per row.
+    static func insert(_ data: [Row], into context: ManagedObjectContext) {
+        for row in data {
+            let object = context.insertNewObject(forEntityName: "Session")
+            object.setValue(row.title, forKey: "title")
+            object.setValue(row.room, forKey: "room")
+            object.setValue(row.start, forKey: "start")
+            object.setValue(row.duration, forKey: "duration")
+        }
+    }
+
     static func rows(_ count: Int) -> [Row] {
         var generator = SplitMix(seed: 7)
         return (0..<count).map { index in
@@ -38,13 +49,7 @@ enum CoreWorkloads {
             try coordinator.addPersistentStore(type: .inMemory)
             let context = ManagedObjectContext(coordinator: coordinator)
             context.isUndoRegistrationEnabled = false
-            for row in data {
-                let object = context.insertNewObject(forEntityName: "Session")
-                object.setValue(row.title, forKey: "title")
-                object.setValue(row.room, forKey: "room")
-                object.setValue(row.start, forKey: "start")
-                object.setValue(row.duration, forKey: "duration")
-            }
+            insert(data, into: context)
             try context.save()
         }, anchor: {
             var copy: [Row] = []
@@ -61,13 +66,7 @@ enum CoreWorkloads {
         try coordinator.addPersistentStore(type: .inMemory)
         let context = ManagedObjectContext(coordinator: coordinator)
         context.isUndoRegistrationEnabled = false
-        for row in data {
-            let object = context.insertNewObject(forEntityName: "Session")
-            object.setValue(row.title, forKey: "title")
-            object.setValue(row.room, forKey: "room")
-            object.setValue(row.start, forKey: "start")
-            object.setValue(row.duration, forKey: "duration")
-        }
+        insert(data, into: context)
         try context.save()
         let predicate = try ObjectPredicate(format: "duration >= %d AND start > %f", 10, 1000.0)
         return (ours: {

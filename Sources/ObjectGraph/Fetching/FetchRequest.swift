@@ -5,14 +5,6 @@ import Foundation
 /// Like Core Data's `NSFetchRequest`, a request is a mutable object you configure and pass to
 /// ``ManagedObjectContext/fetch(_:)``. It belongs to the isolation domain that made it.
 public final class FetchRequest {
-    /// What a fetch returns.
-    public enum ResultType: Sendable, Hashable {
-        /// Managed objects (faults or with values, see ``FetchRequest/returnsObjectsAsFaults``).
-        case managedObject
-        /// Object IDs only.
-        case managedObjectID
-    }
-
     /// The entity to fetch.
     public var entityName: String
     /// The condition objects must meet; `nil` matches every object.
@@ -23,22 +15,21 @@ public final class FetchRequest {
     public var fetchLimit: Int = 0
     /// How many objects of the sorted union to skip.
     public var fetchOffset: Int = 0
-    /// With incremental stores: how many objects' values to load per batch (0: all at once).
+    /// Accepted for Core Data compatibility and kept in templates; not used yet: values come with the fetch.
     public var fetchBatchSize: Int = 0
     /// Whether instances of sub-entities match too.
     public var includesSubentities = true
     /// Whether unsaved changes in the context take part (inserted objects included, deleted excluded).
     public var includesPendingChanges = true
-    /// Whether incremental stores may return objects as faults.
+    /// Accepted for Core Data compatibility; values always come with the fetch (as Core Data's row cache does) and
+    /// objects fill on first access.
     public var returnsObjectsAsFaults = true
     /// The stores to search; `nil` searches every store whose configuration holds the entity.
     public var affectedStores: [PersistentStore]?
     /// The properties to load; `nil` loads all (incremental stores select only these columns).
     public var propertiesToFetch: [String]?
-    /// Relationship key paths whose destinations are loaded along with the results.
+    /// Accepted for Core Data compatibility and kept in templates; not used yet: destinations load on first access.
     public var relationshipKeyPathsForPrefetching: [String] = []
-    /// What the fetch returns.
-    public var resultType: ResultType = .managedObject
 
     /// Creates a request for an entity.
     public init(entityName: String) {

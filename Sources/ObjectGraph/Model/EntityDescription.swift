@@ -88,11 +88,6 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         return false
     }
 
-    /// The relationships that point at this entity from `entity`'s properties, by name.
-    public func relationships(forDestination entity: EntityDescription) -> [RelationshipDescription] {
-        layout.properties.compactMap { $0 as? RelationshipDescription }.filter { $0.destinationEntity === entity }
-    }
-
     /// A stable hash of everything that changes how instances are stored: compared with a store's metadata to
     /// refuse an incompatible model.
     public var versionHash: Data {
