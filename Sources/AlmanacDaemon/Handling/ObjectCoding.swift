@@ -30,7 +30,7 @@ struct ObjectCoding {
                 if value != .null { values[property.name] = value }
             }
         }
-        return WireObject(uri: object.objectID.uriRepresentation().absoluteString, entity: entity.name,
+        return WireObject(uri: object.objectID.uriString, entity: entity.name,
                           store: object.objectID.storeIdentifier ?? "", values: values)
     }
 
@@ -46,7 +46,7 @@ struct ObjectCoding {
     }
 
     private func uri(_ object: ManagedObject) -> JSONValue {
-        .string(object.objectID.uriRepresentation().absoluteString)
+        .string(object.objectID.uriString)
     }
 
     /// A plain value as JSON: dates as ISO 8601, data as base64, decimals as strings, objects as URIs.
@@ -65,7 +65,7 @@ struct ObjectCoding {
         case let v as UUID: .string(v.uuidString)
         case let v as URL: .string(v.absoluteString)
         case let v as ManagedObject: uri(v)
-        case let v as ManagedObjectID: .string(v.uriRepresentation().absoluteString)
+        case let v as ManagedObjectID: .string(v.uriString)
         case let v as [Any]: .array(v.map(json))
         case let v as Set<ManagedObject>: .array(v.sorted { $0.objectID < $1.objectID }.map(uri))
         default: .string("\(value!)")

@@ -214,18 +214,19 @@ public final class ManagedObjectContext {
 extension ManagedObject {
     /// Fills the object's slots from a store record.
     func apply(_ record: StoreRecord, in context: ManagedObjectContext) {
-        for (index, property) in entity.layout.properties.enumerated() {
-            switch property {
-            case let attribute as AttributeDescription:
-                slots[index] = attribute.isTransient ? attribute.defaultValue : record.values[property.name]
-            case let relationship as RelationshipDescription:
-                if relationship.isToMany {
-                    let ids = record.values[property.name] as? [ManagedObjectID] ?? []
-                    slots[index] = ToManyStorage(ids.map { context.object(with: $0) })
-                } else {
-                    slots[index] = (record.values[property.name] as? ManagedObjectID).map { context.object(with: $0) }
+        let layout = entity.layout
+        for (index, kind) in layout.kinds.enumerated() {
+            switch kind {
+            case .attribute(let isTransient):
+                slots[index] = isTransient ? layout.template[index] : record.values[layout.properties[index].name]
+            case .toMany:
+                let ids = record.values[layout.properties[index].name] as? [ManagedObjectID] ?? []
+                slots[index] = ToManyStorage(ids.map { context.object(with: $0) })
+            case .toOne:
+                slots[index] = (record.values[layout.properties[index].name] as? ManagedObjectID).map {
+                    context.object(with: $0)
                 }
-            default:
+            case .other:
                 slots[index] = nil
             }
         }

@@ -119,6 +119,17 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let attributesByName: [String: AttributeDescription]
         let relationshipsByName: [String: RelationshipDescription]
         let slots: [String: Int]
+        /// What each slot holds, so objects are filled without casting property descriptions.
+        let kinds: [SlotKind]
+        /// A new object's slots before its to-many storage is made: attribute defaults, nil elsewhere.
+        let template: [Any?]
+
+        enum SlotKind {
+            case attribute(isTransient: Bool)
+            case toOne
+            case toMany
+            case other
+        }
 
         init(entity: EntityDescription) {
             var chain: [EntityDescription] = []
@@ -140,6 +151,14 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
                     relationships[property.name] = relationship
                 }
             }
+            kinds = properties.map { property in
+                switch property {
+                case let attribute as AttributeDescription: .attribute(isTransient: attribute.isTransient)
+                case let relationship as RelationshipDescription: relationship.isToMany ? .toMany : .toOne
+                default: .other
+                }
+            }
+            template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
             self.propertiesByName = byName
             self.attributesByName = attributes
             self.relationshipsByName = relationships

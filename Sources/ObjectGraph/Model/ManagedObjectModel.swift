@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A managed object model: entities, configurations, fetch request templates and localized names.
 ///
@@ -27,6 +28,8 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
     /// Whether the model has been put to use and can no longer change.
     public private(set) var isFrozen = false
     private let freezeLock = NSLock()
+    /// Set once frozen, so `freeze()` on a frozen model (every new managed object calls it) takes no lock.
+    private let frozenFlag = Atomic<Bool>(false)
 
     /// Creates a model with entities.
     public init(entities: [EntityDescription] = []) {
@@ -247,6 +250,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
     /// A model that cannot be resolved is a programmer error here; call ``resolveRelationships()`` first to get the
     /// error as a thrown ``ModelError``.
     public func freeze() {
+        if frozenFlag.load(ordering: .acquiring) { return }
         freezeLock.lock()
         defer { freezeLock.unlock() }
         guard !isFrozen else { return }
@@ -258,6 +262,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
         for entity in entities { entity.freeze() }
         frozenEntitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         isFrozen = true
+        frozenFlag.store(true, ordering: .releasing)
     }
 
     private func checkMutable() {

@@ -39,16 +39,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         entity.managedObjectModel?.freeze()
         self.entity = entity
         self.objectID = ManagedObjectID.makeTemporary(entityName: entity.name)
-        let properties = entity.layout.properties
-        var slots: [Any?] = []
-        slots.reserveCapacity(properties.count)
-        for property in properties {
-            switch property {
-            case let attribute as AttributeDescription: slots.append(attribute.defaultValue)
-            case let relationship as RelationshipDescription:
-                slots.append(relationship.isToMany ? ToManyStorage() : nil)
-            default: slots.append(nil)
-            }
+        let layout = entity.layout
+        var slots = layout.template
+        for (index, kind) in layout.kinds.enumerated() {
+            if case .toMany = kind { slots[index] = ToManyStorage() }
         }
         self.slots = slots
         if let context { context.insert(self) }

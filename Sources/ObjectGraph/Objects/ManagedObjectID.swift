@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of a managed object: its entity, its store and its key in that store.
 ///
@@ -37,11 +38,21 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
     /// The ID as Core Data writes it: `x-coredata://STORE-UUID/Entity/pN`, or `x-coredata:///Entity/tUUIDN` while
     /// temporary.
     public func uriRepresentation() -> URL {
-        let entity = entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
-        if let storeIdentifier {
-            return URL(string: "x-coredata://\(storeIdentifier)/\(entity)/p\(referenceKey)")!
+        URL(string: uriString)!
+    }
+
+    /// The text of ``uriRepresentation()``, without making a `URL` (for encoding many IDs).
+    public var uriString: String {
+        // Entity names are nearly always plain identifiers; only others go through percent-encoding.
+        let isPlain = entityName.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F
         }
-        return URL(string: "x-coredata:///\(entity)/t\(TemporaryKeys.processIdentifier)\(referenceKey)")!
+        let entity = isPlain
+            ? entityName : entityName.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? entityName
+        if let storeIdentifier {
+            return "x-coredata://\(storeIdentifier)/\(entity)/p\(referenceKey)"
+        }
+        return "x-coredata:///\(entity)/t\(TemporaryKeys.processIdentifier)\(referenceKey)"
     }
 
     /// Parses a URI made by ``uriRepresentation()``; `nil` when it is not one.
@@ -63,7 +74,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
         }
     }
 
-    public var description: String { uriRepresentation().absoluteString }
+    public var description: String { uriString }
 
     /// Orders IDs by store, then entity, then key: the tie-break of fetches.
     public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
@@ -76,18 +87,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
 /// The source of temporary keys: one counter per process, with a process-unique prefix for URIs.
 enum TemporaryKeys {
     static let processIdentifier = UUID().uuidString
-    private static let counter = Counter()
+    private static let counter = Atomic<Int64>(0)
 
-    static func next() -> Int64 { counter.next() }
-
-    private final class Counter: @unchecked Sendable {  // guarded by lock
-        private let lock = NSLock()
-        private var value: Int64 = 0
-        func next() -> Int64 {
-            lock.lock()
-            defer { lock.unlock() }
-            value += 1
-            return value
-        }
-    }
+    static func next() -> Int64 { counter.add(1, ordering: .relaxed).newValue }
 }

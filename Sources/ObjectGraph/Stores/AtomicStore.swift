@@ -11,8 +11,14 @@ import Foundation
 /// - ``prepareWrite(records:metadata:)`` (encode the records, usually with ``AtomicFileWriter``) — omit it for a
 ///   read-only format and add the store with the `.readOnly` option.
 open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only under its coordinator's lock
-    private var tables: [String: [Int64: StoreRecord]] = [:]
+    private var tables: [String: [Int64: StoreRecord]] = [:]  // every change also empties `sortedOrders`
     private var recordCount = 0
+    /// Records in the order of a sort, by entity names and sort keys: built by the first sorted fetch, reused by the
+    /// next ones until the records change (any change to `tables` drops them).
+    private var sortedOrders: [SortedOrder.Key: SortedOrder] = [:]
+    /// At most this many sort orders are kept; the least recently used goes first.
+    static let sortedOrderLimit = 8
+    private var sortedOrderUse = 0
     /// The next unused reference key (Core Data's XML `nextObjectID`).
     public var nextReferenceKey: Int64 = 1
 
@@ -20,6 +26,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
 
     /// Adds loaded records to the store's cache; used by ``PersistentStore/load()``.
     public func addCacheNodes(_ records: [StoreRecord]) {
+        sortedOrders.removeAll()
         for record in records {
             let id = record.objectID
             if tables[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
@@ -59,35 +66,83 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     // MARK: Requests
 
     open override func fetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
+        var cursor = try makeCursor(request)
+        var results: [StoreFetchResult] = []
+        while let result = try cursor.next() { results.append(result) }
+        return results
+    }
+
+    /// The results of a request one at a time, in order: sorted fetches walk a cached sort order and stop as soon as
+    /// `limit` objects matched, so a limit-50 fetch costs 50 predicate evaluations rather than a scan and a sort.
+    ///
+    /// - Parameter key: the request's order key, when the caller made it already (for many stores at once).
+    func makeCursor(_ request: StoreFetchRequest, key: SortedOrder.Key? = nil) throws -> Cursor {
         let compiled = try request.predicate?.compiled()
+        let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
+                                                                         sortKeys: request.sortKeys))
+        return Cursor(order: order, predicate: compiled, sortKeys: request.sortKeys, limit: request.limit,
+                      includesValues: request.includesValues)
+    }
+
+    /// Every record of the entities, by reference key (the order of object IDs within one store).
+    private func unsortedOrder(_ entityNames: Set<String>) -> SortedOrder {
         let entities = model.entitiesByName
-        var matched: [RecordView] = []
-        for name in request.entityNames.sorted() {
+        var views: [RecordView] = []
+        for name in entityNames {
             guard let table = tables[name], let entity = entities[name] else { continue }
-            matched.reserveCapacity(matched.count + table.count)
-            for record in table.values {
-                let view = RecordView(record: record, store: self, entity: entity)
-                if let compiled, try !compiled.evaluate(with: view) { continue }
-                matched.append(view)
+            views.reserveCapacity(views.count + table.count)
+            for record in table.values { views.append(RecordView(record: record, store: self, entity: entity)) }
+        }
+        views.sort { $0.record.objectID.referenceKey < $1.record.objectID.referenceKey }
+        return SortedOrder(views: views, keys: [], prepared: [], lastUse: 0)
+    }
+
+    /// The records of the request's entities in the order of its sort keys, ties by reference key (no sort keys:
+    /// by reference key); cached.
+    private func sortedOrder(_ request: StoreFetchRequest, key: SortedOrder.Key) throws -> SortedOrder {
+        sortedOrderUse += 1
+        if var order = sortedOrders[key] {
+            order.lastUse = sortedOrderUse
+            sortedOrders[key] = order
+            return order
+        }
+        let unsorted = unsortedOrder(request.entityNames)
+        let keys = request.sortKeys
+        let width = keys.count
+        var prepared: [SortValue] = []
+        prepared.reserveCapacity(unsorted.views.count * width)
+        for view in unsorted.views {
+            for key in keys { prepared.append(SortValue(try Self.sortValue(of: view, key), key.comparison)) }
+        }
+        var positions = Array(unsorted.views.indices)
+        positions.sort { i, j in
+            for k in 0..<width {
+                let result = prepared[i * width + k].compare(to: prepared[j * width + k])
+                if result != .orderedSame {
+                    return keys[k].ascending ? result == .orderedAscending : result == .orderedDescending
+                }
             }
+            return i < j  // the unsorted order is by reference key
         }
-        // Reference keys are unique within a store, so they order ties exactly as object IDs do, far cheaper.
-        matched.sort { $0.record.objectID.referenceKey < $1.record.objectID.referenceKey }
-        // A plain attribute name is read straight from the record; key paths go through the view.
-        let value: (RecordView, SortKey) throws -> Any? = { view, key in
-            if key.isPlainKey, view.entity.attributesByName[key.keyPath] != nil { return view.record.values[key.keyPath] }
-            return try key.value(of: view)
+        var sortedPrepared: [SortValue] = []
+        sortedPrepared.reserveCapacity(prepared.count)
+        for position in positions { sortedPrepared.append(contentsOf: prepared[(position * width)..<(position * width + width)]) }
+        let order = SortedOrder(views: positions.map { unsorted.views[$0] }, keys: keys, prepared: sortedPrepared,
+                                lastUse: sortedOrderUse)
+        if sortedOrders.count >= Self.sortedOrderLimit,
+            let oldest = sortedOrders.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+        {
+            sortedOrders[oldest] = nil
         }
-        if request.limit > 0, matched.count > request.limit {
-            matched = try SortKey.smallest(request.limit, of: matched, by: request.sortKeys, value: value)
-        } else if !request.sortKeys.isEmpty {
-            matched = try SortKey.sort(matched, by: request.sortKeys, value: value)
-        }
-        return try matched.map { view in
-            StoreFetchResult(objectID: view.record.objectID,
-                             sortValues: try request.sortKeys.map { try Self.sendable($0.value(of: view)) },
-                             record: request.includesValues ? view.record : nil)
-        }
+        sortedOrders[key] = order
+        return order
+    }
+
+    /// A sort key's value for a record: a plain attribute is read straight from the record, key paths through the
+    /// view.
+    static func sortValue(of view: RecordView, _ key: SortKey) throws -> Any? {
+        if key.isPlainKey, view.entity.attributesByName[key.keyPath] != nil { return view.record.values[key.keyPath] }
+        return try key.value(of: view)
     }
 
     open override func count(_ request: StoreFetchRequest) throws -> Int {
@@ -160,6 +215,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         let write = try prepareWrite(records: ordered, metadata: newMetadata)
         return StagedAtomicSave(write: write) { [self] in
             tables = staged
+            sortedOrders.removeAll()
             recordCount = stagedCount
             metadata = newMetadata
         }
@@ -170,10 +226,19 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     }
 
     /// The view of a record that predicates evaluate against: relationships resolve to other records of the store.
-    struct RecordView: PredicateEvaluable {
+    ///
+    /// A class, so the cached sort orders hand views around with one reference count each; it never outlives the
+    /// request (or the cached order inside the store) that made it, hence the unsafe reference to the store.
+    final class RecordView: PredicateEvaluable {
         let record: StoreRecord
-        unowned let store: AtomicStore
+        unowned(unsafe) let store: AtomicStore
         let entity: EntityDescription
+
+        init(record: StoreRecord, store: AtomicStore, entity: EntityDescription) {
+            self.record = record
+            self.store = store
+            self.entity = entity
+        }
 
         func predicateValue(forKey key: String) throws -> Any? {
             guard let property = entity.propertiesByName[key] else {
@@ -195,6 +260,94 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     func view(of id: ManagedObjectID) -> RecordView? {
         guard let record = cacheNode(for: id), let entity = model.entitiesByName[id.entityName] else { return nil }
         return RecordView(record: record, store: self, entity: entity)
+    }
+}
+
+extension AtomicStore {
+    /// Records in one order, with their sort values prepared for comparing (`keys.count` values per record).
+    struct SortedOrder {
+        struct Key: Hashable {
+            let entityNames: Set<String>
+            let sortKeys: [SortKey]
+            private let hash: Int
+
+            init(entityNames: Set<String>, sortKeys: [SortKey]) {
+                self.entityNames = entityNames
+                self.sortKeys = sortKeys
+                var hasher = Hasher()
+                hasher.combine(entityNames)
+                for key in sortKeys {
+                    hasher.combine(key.keyPath)
+                    hasher.combine(key.ascending)
+                    hasher.combine(key.comparison)
+                }
+                hash = hasher.finalize()
+            }
+
+            static func == (lhs: Key, rhs: Key) -> Bool {
+                lhs.hash == rhs.hash && lhs.sortKeys == rhs.sortKeys && lhs.entityNames == rhs.entityNames
+            }
+
+            func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        }
+
+        let views: [RecordView]
+        let keys: [SortKey]
+        let prepared: [SortValue]
+        var lastUse: Int
+    }
+
+    /// Walks a sorted order, skipping records the predicate rejects, until `limit` matched (0: no limit).
+    struct Cursor {
+        let order: SortedOrder
+        let predicate: CompiledPredicate?
+        let sortKeys: [SortKey]
+        let limit: Int
+        let includesValues: Bool
+        private var position = 0
+        private var matched = 0
+
+        init(order: SortedOrder, predicate: CompiledPredicate?, sortKeys: [SortKey], limit: Int, includesValues: Bool) {
+            self.order = order
+            self.predicate = predicate
+            self.sortKeys = sortKeys
+            self.limit = limit
+            self.includesValues = includesValues
+        }
+
+        /// The position in the order of the next match, or `nil` when the walk is over.
+        private mutating func advance() throws -> Int? {
+            guard limit == 0 || matched < limit else { return nil }
+            while position < order.views.count {
+                let index = position
+                position += 1
+                if let predicate, try !predicate.evaluate(with: order.views[index]) { continue }
+                matched += 1
+                return index
+            }
+            return nil
+        }
+
+        private func result(at index: Int) throws -> StoreFetchResult {
+            let view = order.views[index]
+            return StoreFetchResult(
+                objectID: view.record.objectID,
+                sortValues: try sortKeys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) },
+                record: includesValues ? view.record : nil)
+        }
+
+        /// The next result in order.
+        mutating func next() throws -> StoreFetchResult? {
+            guard let index = try advance() else { return nil }
+            return try result(at: index)
+        }
+
+        /// The next result with its prepared sort values, for merging the results of several stores.
+        mutating func nextPrepared() throws -> (StoreFetchResult, ArraySlice<SortValue>)? {
+            guard let index = try advance() else { return nil }
+            let width = order.keys.count
+            return (try result(at: index), order.prepared[(index * width)..<(index * width + width)])
+        }
     }
 }
 

@@ -1,0 +1,157 @@
+import Foundation
+import ObjectGraph
+import Testing
+@testable import ObjectGraphTestSupport
+
+/// Sorted fetches over several stores: atomic stores walk cached sort orders and the coordinator merges store
+/// results lazily. These tests compare every combination with a plain sort done here, and check that cached orders
+/// never outlive a change.
+@Suite("Sorted fetches")
+struct SortedFetchTests {
+    static let titles = ["Alpha", "beta", "Gamma", "delta", "Alpha", "Room 10", "Room 2"]
+
+    /// Four stores of three kinds with 240 sessions and workshops, many ties among titles and durations.
+    func populatedCoordinator(_ folder: TemporaryFolder) throws -> (PersistentStoreCoordinator, [PersistentStore]) {
+        _ = StoreKind.all
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let stores = [
+            try coordinator.addPersistentStore(type: .inMemory),
+            try coordinator.addPersistentStore(type: .binary, at: folder.file("b.bin")),
+            try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
+            try coordinator.addPersistentStore(type: .inMemory),
+        ]
+        var random = SeededGenerator(seed: 42)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for index in 0..<240 {
+            let entity = index % 5 == 0 ? "Workshop" : "Session"
+            let session = context.insertNewObject(forEntityName: entity)
+            session.setValue("g\(index)", forKey: "guid")
+            session.setValue(Self.titles[Int(random.next() % UInt64(Self.titles.count))], forKey: "title")
+            session.setValue(Int(random.next() % 6) * 15, forKey: "duration")
+            if random.next() % 4 != 0 {
+                session.setValue(Date(timeIntervalSince1970: Double(random.next() % 20) * 3600), forKey: "start")
+            }
+            try context.assign(session, to: stores[Int(random.next() % UInt64(stores.count))])
+        }
+        try context.save()
+        return (coordinator, stores)
+    }
+
+    /// The expected result: every matching object, sorted here by the keys, then store add order, then object ID.
+    func expected(_ coordinator: PersistentStoreCoordinator, entity: String, predicate: ObjectPredicate?,
+                  keys: [SortKey], offset: Int, limit: Int) throws -> [ManagedObjectID] {
+        let request = FetchRequest(entityName: entity)
+        request.predicate = predicate
+        let objects = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+        let order = Dictionary(uniqueKeysWithValues: coordinator.persistentStores.enumerated().map { ($1.identifier, $0) })
+        let sorted = try objects.map { object in
+            (object.objectID, try keys.map { try $0.value(of: object) })
+        }.sorted { lhs, rhs in
+            for (position, key) in keys.enumerated() {
+                switch key.compare(lhs.1[position], rhs.1[position]) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            let (left, right) = (order[lhs.0.storeIdentifier!]!, order[rhs.0.storeIdentifier!]!)
+            return left != right ? left < right : lhs.0 < rhs.0
+        }.map(\.0)
+        let paged = sorted.dropFirst(offset)
+        return Array(limit > 0 ? paged.prefix(limit) : paged)
+    }
+
+    @Test func mergedSortedPagesEqualAPlainSort() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, _) = try populatedCoordinator(folder)
+        let keyChoices: [[SortKey]] = [
+            [SortKey("title")], [SortKey("duration", ascending: false)], [SortKey("start"), SortKey("title")],
+            [SortKey("title", comparison: .localizedStandard), SortKey("duration", ascending: false)],
+            [SortKey("title", comparison: .caseInsensitive), SortKey("guid")], [],
+        ]
+        let predicates: [ObjectPredicate?] = [
+            nil, try ObjectPredicate(format: "duration >= 30"), try ObjectPredicate(format: "title BEGINSWITH 'R'"),
+            try ObjectPredicate(format: "start == nil OR duration == 0"), try ObjectPredicate(format: "guid == 'none'"),
+        ]
+        var random = SeededGenerator(seed: 7)
+        for round in 0..<150 {
+            let keys = keyChoices[Int(random.next() % UInt64(keyChoices.count))]
+            let predicate = predicates[Int(random.next() % UInt64(predicates.count))]
+            let offset = round % 3 == 0 ? 0 : Int(random.next() % 40)
+            let limit = round % 4 == 0 ? 0 : Int(random.next() % 60) + 1
+            let entity = round % 5 == 0 ? "Workshop" : "Session"
+            let request = FetchRequest(entityName: entity)
+            request.predicate = predicate
+            request.sortKeys = keys
+            request.fetchOffset = offset
+            request.fetchLimit = limit
+            let fetched = try ManagedObjectContext(coordinator: coordinator).fetch(request).map(\.objectID)
+            let reference = try expected(coordinator, entity: entity, predicate: predicate, keys: keys, offset: offset,
+                                         limit: limit)
+            if keys.isEmpty {
+                // Without sort keys only the set (and the page size) is defined across stores.
+                #expect(fetched.count == reference.count, "round \(round)")
+            } else {
+                #expect(fetched == reference, "round \(round): \(keys) \(predicate?.description ?? "nil") \(offset)/\(limit)")
+            }
+        }
+    }
+
+    @Test func cachedOrdersFollowSavesInsertsAndDeletes() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, stores) = try populatedCoordinator(folder)
+        let request = FetchRequest(entityName: "Session")
+        request.sortKeys = [SortKey("title"), SortKey("guid")]
+        request.fetchLimit = 3
+        request.affectedStores = [stores[0]]
+        let before = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+        #expect(before.count == 3)
+
+        // Rename the last object of the store so it sorts first; delete the current first; insert a new first.
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let all = try context.fetch({
+            let all = FetchRequest(entityName: "Session")
+            all.sortKeys = request.sortKeys
+            all.affectedStores = [stores[0]]
+            return all
+        }())
+        let renamed = all.last!
+        renamed.setValue("AAA renamed", forKey: "title")
+        context.delete(all.first!)
+        let inserted = context.makeSession("new", title: "AAA new")
+        try context.assign(inserted, to: stores[0])
+        try context.save()
+
+        let after = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+        #expect(after.map { $0.value(forKey: "title") as? String } == ["AAA new", "AAA renamed", before[1].value(forKey: "title") as? String])
+        #expect(after[1].objectID == renamed.objectID)
+        #expect(!after.contains { $0.objectID == all.first!.objectID })
+        #expect(after[2].objectID == before[1].objectID)
+    }
+
+    @Test func aFailedSaveLeavesTheCachedOrderValid() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, stores) = try populatedCoordinator(folder)
+        let request = FetchRequest(entityName: "Session")
+        request.sortKeys = [SortKey("duration", ascending: false), SortKey("guid")]
+        request.affectedStores = [stores[1]]
+        let before = try ManagedObjectContext(coordinator: coordinator).fetch(request).map(\.objectID)
+
+        // Two contexts change the same object: the second save is a merge conflict and changes nothing.
+        let first = ManagedObjectContext(coordinator: coordinator)
+        let second = ManagedObjectContext(coordinator: coordinator)
+        let id = before[0]
+        try first.existingObject(with: id).setValue(0, forKey: "duration")
+        try second.existingObject(with: id).setValue(5, forKey: "duration")
+        try first.save()
+        #expect(throws: StoreError.self) { try second.save() }
+
+        let after = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+        #expect(after.map(\.objectID) != before)
+        let durations = after.map { $0.value(forKey: "duration") as? Int ?? -1 }
+        #expect(durations == durations.sorted(by: >))
+        #expect(after.first { $0.objectID == id }?.value(forKey: "duration") as? Int == 0)
+        #expect(!durations.contains(5))
+        #expect(Set(after.map(\.objectID)) == Set(before))
+    }
+}
