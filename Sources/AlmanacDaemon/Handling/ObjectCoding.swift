@@ -34,6 +34,32 @@ struct ObjectCoding {
                           store: object.objectID.storeIdentifier ?? "", values: values)
     }
 
+    /// The wire object of a stored record, exactly as ``wireObject(_:properties:)`` shows the object with `nil`
+    /// properties: attributes with a value (transient ones at their default) and to-one relationships as URIs.
+    func wireObject(_ record: StoreRecord, entity: EntityDescription) -> WireObject {
+        var values = JSONObject(minimumCapacity: entity.allProperties.count)
+        for property in entity.allProperties {
+            let value: JSONValue
+            switch property {
+            case let attribute as AttributeDescription:
+                value = json(attribute.isTransient ? attribute.defaultValue : record.values[attribute.name])
+            case let relationship as RelationshipDescription where !relationship.isToMany:
+                value = (record.values[relationship.name] as? ManagedObjectID).map { .string($0.uriString) } ?? .null
+            default:
+                continue
+            }
+            if value != .null { values[property.name] = value }
+        }
+        return WireObject(uri: record.objectID.uriString, entity: entity.name,
+                          store: record.objectID.storeIdentifier ?? "", values: values)
+    }
+
+    /// Whether ``wireObject(_:entity:)`` shows objects of an entity as ``wireObject(_:properties:)`` with `nil`
+    /// properties would: true unless the entity's class is a subclass that may compute values.
+    func showsStoredValues(of entity: EntityDescription) -> Bool {
+        ManagedObjectClassRegistry.objectClass(for: entity) == ManagedObject.self
+    }
+
     private func json(for object: ManagedObject, property: PropertyDescription, includeToMany: Bool) -> JSONValue {
         if let relationship = property as? RelationshipDescription {
             if relationship.isToMany {
@@ -53,14 +79,15 @@ struct ObjectCoding {
     func json(_ value: Any?) -> JSONValue {
         switch value {
         case nil: .null
+        // The common kinds first: every failed cast of an existential costs a runtime lookup.
         case let v as String: .string(v)
-        case let v as Bool: .bool(v)
+        case let v as Date: .string(WireDate.string(from: v))
         case let v as Int: .int(Int64(v))
+        case let v as Bool: .bool(v)
         case let v as Int64: .int(v)
         case let v as Double: v.isFinite ? .double(v) : .null
         case let v as Float: v.isFinite ? .double(Double(v)) : .null
         case let v as Decimal: .string(v.description)
-        case let v as Date: .string(WireDate.string(from: v))
         case let v as Data: .string(v.base64EncodedString())
         case let v as UUID: .string(v.uuidString)
         case let v as URL: .string(v.absoluteString)

@@ -6,11 +6,11 @@ import Foundation
 /// The formatter and parser are written out by hand (no `DateFormatter`), so they are fast, `Sendable` and give
 /// the same text on every platform.
 public enum WireDate {
-    /// Formats `date` in `timeZone` (UTC by default, written `Z`), with milliseconds only when asked or when the
+    /// Formats `date` in `timeZone` (UTC when nil, written `Z`), with milliseconds only when asked or when the
     /// date has a fraction of a second and `fractionalSeconds` is nil.
-    public static func string(from date: Date, in timeZone: TimeZone = .gmt, fractionalSeconds: Bool? = nil) -> String {
+    public static func string(from date: Date, in timeZone: TimeZone? = nil, fractionalSeconds: Bool? = nil) -> String {
         let interval = date.timeIntervalSince1970
-        let offset = timeZone.secondsFromGMT(for: date)
+        let offset = timeZone?.secondsFromGMT(for: date) ?? 0
         let wholeSeconds = interval.rounded(.down)
         var milliseconds = Int(((interval - wholeSeconds) * 1000).rounded())
         var seconds = Int64(wholeSeconds)
@@ -22,18 +22,54 @@ public enum WireDate {
         let days = floorDivide(local, 86_400)
         let secondOfDay = Int(local - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        // Written byte by byte: this runs for every date of every reply.
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        func digits(_ value: Int, _ width: Int) {
+            if value < 0 {
+                text.append(UInt8(ascii: "-"))
+                digits(-value, width)
+                return
+            }
+            let decimal = String(value).utf8
+            if decimal.count < width { text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - decimal.count)) }
+            text.append(contentsOf: decimal)
+        }
+        func two(_ value: Int) {
+            text.append(UInt8(ascii: "0") + UInt8(value / 10))
+            text.append(UInt8(ascii: "0") + UInt8(value % 10))
+        }
+        if year >= 0, year <= 9999 {
+            two(year / 100)
+            two(year % 100)
+        } else {
+            digits(year, 4)
+        }
+        text.append(UInt8(ascii: "-"))
+        two(month)
+        text.append(UInt8(ascii: "-"))
+        two(day)
+        text.append(UInt8(ascii: "T"))
+        two(secondOfDay / 3600)
+        text.append(UInt8(ascii: ":"))
+        two(secondOfDay / 60 % 60)
+        text.append(UInt8(ascii: ":"))
+        two(secondOfDay % 60)
         if fractionalSeconds ?? (milliseconds != 0) {
-            text += "." + pad(milliseconds, 3)
+            text.append(UInt8(ascii: "."))
+            text.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
+            two(milliseconds % 100)
         }
         if offset == 0 {
-            text += "Z"
+            text.append(UInt8(ascii: "Z"))
         } else {
             let magnitude = abs(offset) / 60
-            text += (offset < 0 ? "-" : "+") + pad(magnitude / 60, 2) + ":" + pad(magnitude % 60, 2)
+            text.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            two(magnitude / 60 % 100)
+            text.append(UInt8(ascii: ":"))
+            two(magnitude % 60)
         }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Parses `YYYY-MM-DDTHH:MM[:SS[.fff]]` followed by `Z` or an offset (`±HH:MM`, `±HHMM`, `±HH`); a space may
@@ -120,11 +156,6 @@ public enum WireDate {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     private struct Scanner {

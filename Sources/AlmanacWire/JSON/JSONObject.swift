@@ -3,14 +3,22 @@
 /// Setting an existing key replaces its value in place; setting a key to `nil` removes it. Equality and hashing
 /// ignore the order of the keys.
 public struct JSONObject: Sendable, Hashable {
-    private var storage: [String: JSONValue]
-    /// The keys, in insertion order.
-    public private(set) var keys: [String]
+    /// The members in insertion order. Lookups scan them while the object is small (wire objects are) and use
+    /// `index` once it grows past `linearLimit` members.
+    private var entries: [(key: String, value: JSONValue)]
+    private var index: [String: Int]?
+    private static let linearLimit = 16
 
     /// An empty object.
     public init() {
-        storage = [:]
-        keys = []
+        entries = []
+        index = nil
+    }
+
+    /// An empty object with room for `capacity` members.
+    public init(minimumCapacity capacity: Int) {
+        self.init()
+        entries.reserveCapacity(capacity)
     }
 
     /// An object with the given members, in order; a repeated key keeps its first position and last value.
@@ -20,43 +28,80 @@ public struct JSONObject: Sendable, Hashable {
     }
 
     /// The number of members.
-    public var count: Int { keys.count }
+    public var count: Int { entries.count }
 
     /// Whether the object has no members.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The keys, in insertion order.
+    public var keys: [String] { entries.map(\.key) }
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return entries.firstIndex { $0.key == key }
+    }
+
+    private mutating func rebuildIndex() {
+        guard entries.count > Self.linearLimit else {
+            index = nil
+            return
+        }
+        var built: [String: Int] = [:]
+        built.reserveCapacity(entries.count)
+        for (position, entry) in entries.enumerated() { built[entry.key] = position }
+        index = built
+    }
 
     /// The value for `key`, or `nil`; assigning `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
-        get { storage[key] }
+        get { position(of: key).map { entries[$0].value } }
         set {
-            if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+            if let position = position(of: key) {
+                if let newValue {
+                    entries[position].value = newValue
+                } else {
+                    entries.remove(at: position)
+                    rebuildIndex()
+                }
+            } else if let newValue {
+                entries.append((key, newValue))
+                if index != nil {
+                    index![key] = entries.count - 1
+                } else if entries.count > Self.linearLimit {
+                    rebuildIndex()
+                }
             }
         }
     }
 
     /// Whether the object has a member named `key`.
-    public func contains(_ key: String) -> Bool { storage[key] != nil }
+    public func contains(_ key: String) -> Bool { position(of: key) != nil }
 
     /// The members in insertion order.
-    public var members: [(key: String, value: JSONValue)] {
-        keys.map { ($0, storage[$0]!) }
-    }
+    public var members: [(key: String, value: JSONValue)] { entries }
 
     /// The members as a dictionary (order is lost).
-    public var dictionary: [String: JSONValue] { storage }
+    public var dictionary: [String: JSONValue] {
+        Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
 
     /// Inserts a member during decoding; returns `false` if the key was already present.
     mutating func insertNew(_ key: String, _ value: JSONValue) -> Bool {
-        if storage.updateValue(value, forKey: key) != nil { return false }
-        keys.append(key)
+        if position(of: key) != nil {
+            self[key] = value
+            return false
+        }
+        self[key] = value
         return true
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.storage == rhs.storage }
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+    /// Objects are equal when they have the same members, in any order.
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.entries.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(dictionary) }
 }
 
 extension JSONObject: Sequence {

@@ -47,13 +47,13 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            var keys = object.keys
-            if sortingKeys { keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
-            for (position, key) in keys.enumerated() {
+            var members = object.members
+            if sortingKeys { members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } }
+            for (position, member) in members.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                Self.encodeString(key, into: &output)
+                Self.encodeString(member.key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                object[key]!.encode(into: &output, sortingKeys: sortingKeys)
+                member.value.encode(into: &output, sortingKeys: sortingKeys)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -63,6 +63,17 @@ extension JSONValue {
 
     static func encodeString(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy their bytes at once.
+        var string = string
+        let plain = string.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if plain {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])

@@ -25,6 +25,30 @@ extension ManagedObjectContext {
         return try fetchIncludingPendingChanges(request, entity: entity, names: Set(names))
     }
 
+    /// The saved state of the objects matching a request, as their stores hold it, without making managed objects
+    /// (Core Data's dictionary result type, with each object's ID kept).
+    ///
+    /// Each record holds the object's persistent values (the request's ``FetchRequest/propertiesToFetch`` when set):
+    /// attributes by name, to-one relationships as ``ManagedObjectID``, to-many as `[ManagedObjectID]`. Sorting,
+    /// offset and limit apply as in ``fetch(_:)``. Like Core Data's dictionary results, unsaved changes of the
+    /// context do not take part: this reads what the stores hold. Read-only callers that only encode values (the
+    /// daemon's wire replies, exports) save the cost of registering objects in the context.
+    /// - Throws: as ``fetch(_:)``.
+    public func fetchRecords(_ request: FetchRequest) throws -> [StoreRecord] {
+        let entity = try entity(named: request.entityName)
+        checkStores()
+        let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
+        let results = try persistentStoreCoordinator.fetch(
+            entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
+            offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
+            includesValues: true, propertiesToFetch: request.propertiesToFetch)
+        return try results.map { merged in
+            if let record = merged.result.record { return record }
+            return try persistentStoreCoordinator.record(for: merged.result.objectID)
+                ?? StoreRecord(objectID: merged.result.objectID)
+        }
+    }
+
     /// The IDs of the objects matching a request.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
         try fetch(request).map(\.objectID)

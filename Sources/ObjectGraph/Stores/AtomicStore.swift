@@ -149,14 +149,12 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         guard let predicate = request.predicate else {
             return request.entityNames.reduce(0) { $0 + (tables[$1]?.count ?? 0) }
         }
+        // The cached order of the entities (by reference key) holds the views already made.
+        var cursor = try makeCursor(StoreFetchRequest(entity: request.entity, entityNames: request.entityNames,
+                                                      predicate: predicate, sortKeys: [], limit: 0,
+                                                      includesValues: false))
         var count = 0
-        for name in request.entityNames {
-            guard let entity = model.entitiesByName[name] else { continue }
-            for record in tables[name]?.values ?? [:].values where try predicate.evaluate(
-                with: RecordView(record: record, store: self, entity: entity)) {
-                count += 1
-            }
-        }
+        while try cursor.skip() { count += 1 }
         return count
     }
 
@@ -321,6 +319,7 @@ extension AtomicStore {
             while position < order.views.count {
                 let index = position
                 position += 1
+                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
                 if let predicate, try !predicate.evaluate(with: order.views[index]) { continue }
                 matched += 1
                 return index
@@ -328,13 +327,19 @@ extension AtomicStore {
             return nil
         }
 
-        private func result(at index: Int) throws -> StoreFetchResult {
+        /// The result at a position; `withSortValues: false` leaves out the raw sort values (the merge compares
+        /// the prepared ones).
+        private func result(at index: Int, withSortValues: Bool = true) throws -> StoreFetchResult {
             let view = order.views[index]
             return StoreFetchResult(
                 objectID: view.record.objectID,
-                sortValues: try sortKeys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) },
+                sortValues: withSortValues
+                    ? try sortKeys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) } : [],
                 record: includesValues ? view.record : nil)
         }
+
+        /// Moves past the next match; false when there is none.
+        mutating func skip() throws -> Bool { try advance() != nil }
 
         /// The next result in order.
         mutating func next() throws -> StoreFetchResult? {
@@ -346,7 +351,8 @@ extension AtomicStore {
         mutating func nextPrepared() throws -> (StoreFetchResult, ArraySlice<SortValue>)? {
             guard let index = try advance() else { return nil }
             let width = order.keys.count
-            return (try result(at: index), order.prepared[(index * width)..<(index * width + width)])
+            return (try result(at: index, withSortValues: false),
+                    order.prepared[(index * width)..<(index * width + width)])
         }
     }
 }
