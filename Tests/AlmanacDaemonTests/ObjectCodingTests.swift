@@ -53,3 +53,52 @@ struct ObjectCodingTests {
         #expect(values["room"]?.stringValue?.hasPrefix("x-coredata://") == true)
     }
 }
+
+@Suite("Wire object cache")
+struct WireObjectCacheTests {
+    func store(_ coordinator: PersistentStoreCoordinator) throws -> PersistentStore {
+        try coordinator.addPersistentStore(type: .inMemory)
+    }
+
+    @Test func entriesFollowVersionsAndStoreIdentity() throws {
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Thing", properties: [
+            AttributeDescription(name: "name", type: .string),
+        ])])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let first = try store(coordinator)
+        let id = first.objectID(forEntityName: "Thing", referenceKey: 1)
+        let cache = WireObjectCache()
+        var made = 0
+        // `store` serves the record's store identifier (a replaced file keeps its UUID).
+        func value(_ record: StoreRecord, in store: PersistentStore) -> JSONValue {
+            cache.values(for: [record], stores: { $0 == first.identifier ? store : nil }) { record in
+                made += 1
+                return .string(record.values["name"] as? String ?? "")
+            }[0]
+        }
+        #expect(value(StoreRecord(objectID: id, version: 1, values: ["name": "one"]), in: first) == "one")
+        #expect(value(StoreRecord(objectID: id, version: 1, values: ["name": "one"]), in: first) == "one")
+        #expect(made == 1)
+        // A saved change bumps the version: encoded again.
+        #expect(value(StoreRecord(objectID: id, version: 2, values: ["name": "two"]), in: first) == "two")
+        #expect(made == 2)
+        // Another store object with the same identifier (a replaced file keeps its UUID): never the old entry.
+        let second = try store(coordinator)
+        #expect(value(StoreRecord(objectID: id, version: 2, values: ["name": "other"]), in: second) == "other")
+        #expect(made == 3)
+        #expect(cache.count == 2)  // one entry for each store object
+    }
+
+    @Test func theCacheStartsOverWhenFull() throws {
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Thing", properties: [
+            AttributeDescription(name: "name", type: .string),
+        ])])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try store(coordinator)
+        let cache = WireObjectCache(limit: 10)
+        let records = (1...25).map { StoreRecord(objectID: store.objectID(forEntityName: "Thing", referenceKey: Int64($0))) }
+        let values = cache.values(for: records, stores: { _ in store }) { .int($0.objectID.referenceKey) }
+        #expect(values == (1...25).map { .int(Int64($0)) })
+        #expect(cache.count <= 10)
+    }
+}

@@ -18,6 +18,8 @@ public final class QueryEngine: Sendable {
     private let rules: Mutex<[String: String]>
     /// The daemon's version string for `hello`.
     public let version: String
+    /// Encoded objects of earlier replies.
+    let wireObjects = WireObjectCache()
 
     private var coordinator: PersistentStoreCoordinator { library.coordinator }
     private var coding: ObjectCoding { ObjectCoding(coordinator: coordinator) }
@@ -167,7 +169,12 @@ public final class QueryEngine: Sendable {
             // Plain values: encoded straight from the stores' records, no managed objects made (the context is
             // new, so there are no unsaved changes to merge).
             let entities = coordinator.managedObjectModel.entitiesByName
-            objects = try context.fetchRecords(request).map { record in
+            let records = try context.fetchRecords(request)
+            var storesByIdentifier: [String: PersistentStore] = [:]
+            if !records.isEmpty {
+                for store in coordinator.persistentStores { storesByIdentifier[store.identifier] = store }
+            }
+            objects = wireObjects.values(for: records, stores: { storesByIdentifier[$0] }) { record in
                 .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json)
             }
         } else {
