@@ -49,12 +49,14 @@ struct MergeSource {
 extension PersistentStoreCoordinator {
     /// The stores a request reaches, in add order, each with the entity names its configuration holds.
     func targets(entityNames: [String], affectedStores: [PersistentStore]?) -> [(Int, PersistentStore, Set<String>)] {
+        if affectedStores == nil, let cached = targetCache[entityNames] { return cached }
         var targets: [(Int, PersistentStore, Set<String>)] = []
         for (index, store) in persistentStores.enumerated() {
             if let affectedStores, !affectedStores.contains(where: { $0 === store }) { continue }
             let held = Set(entityNames.filter { store.holds(entityNamed: $0) })
             if !held.isEmpty { targets.append((index, store, held)) }
         }
+        if affectedStores == nil { targetCache[entityNames] = targets }
         return targets
     }
 

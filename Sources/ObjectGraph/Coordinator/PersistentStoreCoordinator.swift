@@ -9,7 +9,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     public let managedObjectModel: ManagedObjectModel
 
     let lock = NSRecursiveLock()
-    private var stores: [PersistentStore] = []
+    private var stores: [PersistentStore] = [] {
+        didSet { targetCache.removeAll() }
+    }
+    /// The stores each set of entity names reaches (requests without `affectedStores`), until the stores change.
+    var targetCache: [[String]: [(Int, PersistentStore, Set<String>)]] = [:]
     private var strictRouting = false
     private var saveObservers: [UUID: @Sendable (ContextDidSave) -> Void] = [:]
     /// Incremented whenever a store is removed, so contexts can invalidate that store's objects.

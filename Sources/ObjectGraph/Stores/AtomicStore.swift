@@ -101,9 +101,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     /// by reference key); cached.
     private func sortedOrder(_ request: StoreFetchRequest, key: SortedOrder.Key) throws -> SortedOrder {
         sortedOrderUse += 1
-        if var order = sortedOrders[key] {
+        if let order = sortedOrders[key] {
             order.lastUse = sortedOrderUse
-            sortedOrders[key] = order
             return order
         }
         let unsorted = unsortedOrder(request.entityNames)
@@ -263,7 +262,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
 
 extension AtomicStore {
     /// Records in one order, with their sort values prepared for comparing (`keys.count` values per record).
-    struct SortedOrder {
+    final class SortedOrder {  // a class: a cache hit hands it out and marks its use without copying
         struct Key: Hashable {
             let entityNames: Set<String>
             let sortKeys: [SortKey]
@@ -293,6 +292,13 @@ extension AtomicStore {
         let keys: [SortKey]
         let prepared: [SortValue]
         var lastUse: Int
+
+        init(views: [RecordView], keys: [SortKey], prepared: [SortValue], lastUse: Int) {
+            self.views = views
+            self.keys = keys
+            self.prepared = prepared
+            self.lastUse = lastUse
+        }
     }
 
     /// Walks a sorted order, skipping records the predicate rejects, until `limit` matched (0: no limit).

@@ -20,12 +20,14 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
     /// The model of the coordinator the store belongs to.
     public let model: ManagedObjectModel
     /// The store's metadata, with its UUID and the model's version hashes.
-    public var metadata: StoreMetadata
+    public var metadata: StoreMetadata {
+        didSet { identifier = metadata.storeUUID ?? "" }
+    }
     /// Whether saves that change the store's objects are refused.
     public internal(set) var isReadOnly: Bool
 
     /// The store's identifier: the UUID kept in its metadata.
-    public var identifier: String { metadata.storeUUID ?? "" }
+    public private(set) var identifier = ""
 
     /// Creates a store. Subclasses do no I/O here: ``loadMetadata()`` and ``load()`` follow.
     ///
