@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A persistent store: one file (or memory area) of objects, attached to a coordinator.
 ///
@@ -28,6 +29,9 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
 
     /// The store's identifier: the UUID kept in its metadata.
     public private(set) var identifier = ""
+    /// A number no other store object of this process has (unlike ``identifier``, which a replaced file keeps):
+    /// for caches of what a particular store object holds.
+    public let instanceNumber = StoreInstanceNumbers.next()
 
     /// Creates a store. Subclasses do no I/O here: ``loadMetadata()`` and ``load()`` follow.
     ///
@@ -142,3 +146,11 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
 /// ``PersistentStore/newReferenceKeys(forEntityName:count:)``, ``PersistentStore/prepareSave(_:)`` and
 /// ``PersistentStore/allRecords()``.
 open class IncrementalStore: PersistentStore, @unchecked Sendable {}  // used only under its coordinator's lock
+
+/// The source of ``PersistentStore/instanceNumber``.
+enum StoreInstanceNumbers {
+    private static let counter = Atomic<UInt64>(0)
+
+    /// A new number.
+    static func next() -> UInt64 { counter.add(1, ordering: .relaxed).newValue }
+}
