@@ -45,7 +45,12 @@ struct RowWriter {
         for source in sources {
             switch source {
             case .attribute(let name, let kind):
-                try statement.bind(try ValueCoding.sqliteValue(record.values[name], kind: kind), at: index)
+                // Bound from the dictionary's storage (a borrow), not from a copy of the optional value.
+                if let position = record.values.index(forKey: name) {
+                    try ValueCoding.bind(record.values.values[position], kind: kind, to: statement, at: index)
+                } else {
+                    try statement.bindNull(at: index)
+                }
             case .foreignKey(let name):
                 if let id = record.values[name] as? ManagedObjectID {
                     try statement.bind(id.referenceKey, at: index)
