@@ -34,14 +34,31 @@ struct RecordValuesTests {
         values.mapValues { "\(type(of: $0)):\($0)" }
     }
 
-    @Test func fetchRecordAndBatchReadsReturnTheSavedValues() throws {
+    @Test func keyMatcherFindsNamesAndRefusesSharedSlots() throws {
+        let matcher = try #require(KeyMatcher(["i1", nil, "i2", "date", "a much longer attribute name"]))
+        #expect(matcher.position(of: "i1") == 0 && matcher.position(of: "i2") == 2 && matcher.position(of: "date") == 3)
+        #expect(matcher.position(of: "a much longer attribute name") == 4)
+        #expect(matcher.position(of: "i3") == nil && matcher.position(of: "") == nil && matcher.position(of: "d") == nil)
+        #expect(KeyMatcher(["axh", "bxa"]) == nil)  // same length, 7 * first + last equal modulo 256
+    }
+
+    /// Writing goes through the key matcher, or through lookups when attribute names share a slot.
+    @Test(arguments: [false, true])
+    func fetchRecordAndBatchReadsReturnTheSavedValues(namesShareASlot: Bool) throws {
         SQLiteStore.register()
         let folder = TemporaryFolder()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        let model = Self.model()
+        if namesShareASlot {
+            model.entities[0].properties += [AttributeDescription(name: "axh", type: .string),
+                                             AttributeDescription(name: "bxa", type: .string)]
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(type: .sqlite, at: folder.file("values.sqlite"))
-        let keys = try store.newReferenceKeys(forEntityName: "Value", count: Self.rows.count)
+        var rows = Self.rows
+        if namesShareASlot { rows[2].merge(["axh": "h", "bxa": "a"]) { $1 } }
+        let keys = try store.newReferenceKeys(forEntityName: "Value", count: rows.count)
         var changes = StoreChanges()
-        changes.inserted = zip(keys, Self.rows).map { key, values in
+        changes.inserted = zip(keys, rows).map { key, values in
             StoreRecord(objectID: store.objectID(forEntityName: "Value", referenceKey: key), values: values)
         }
         try store.prepareSave(changes).commit()
