@@ -16,11 +16,15 @@ extension ManagedObjectContext {
             let results = try persistentStoreCoordinator.fetch(
                 entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
-                includesValues: request.propertiesToFetch == nil, propertiesToFetch: request.propertiesToFetch)
+                includesValues: request.propertiesToFetch == nil && request.fetchBatchSize <= 0,
+                propertiesToFetch: request.propertiesToFetch)
             // Like Core Data's row cache, values come along with the IDs (no query per object later); a record
-            // restricted to some properties must not fill an object: it stays a fault.
+            // restricted to some properties must not fill an object: it stays a fault. With a batch size, only
+            // IDs come, and the faults are filled a batch at a time.
             let partial = request.propertiesToFetch != nil
-            return results.map { materialize($0.result.objectID, record: partial ? nil : $0.result.record) }
+            let objects = results.map { materialize($0.result.objectID, record: partial ? nil : $0.result.record) }
+            if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }
+            return objects
         }
         return try fetchIncludingPendingChanges(request, entity: entity, names: Set(names))
     }

@@ -159,6 +159,7 @@ public final class ManagedObjectContext {
         guard object.storage == .fault else { return }
         checkStores()
         guard object.storage == .fault else { return }
+        if let batch = object.faultBatch, fulfillFaults(of: batch) { return }
         if let record = try? persistentStoreCoordinator.record(for: object.objectID) {
             object.apply(record, in: self)
             object.awakeFromFetch()
@@ -232,6 +233,7 @@ extension ManagedObject {
         }
         version = record.version
         storage = .loaded
+        faultBatch = nil
         snapshot = nil
         fetchedPropertyCache.removeAll()
     }

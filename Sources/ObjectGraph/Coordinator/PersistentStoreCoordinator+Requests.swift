@@ -189,6 +189,24 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// The records of several objects from their stores, by object ID; objects whose store is gone or no longer
+    /// holds them are left out. Each store is asked once.
+    func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+        try performAndWait {
+            var idsByStore: [String: [ManagedObjectID]] = [:]
+            for id in objectIDs {
+                guard let identifier = id.storeIdentifier else { continue }
+                idsByStore[identifier, default: []].append(id)
+            }
+            var records: [ManagedObjectID: StoreRecord] = [:]
+            for (identifier, ids) in idsByStore {
+                guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
+                for record in try store.records(for: ids) { records[record.objectID] = record }
+            }
+            return records
+        }
+    }
+
     /// The position of a store in add order (for tie-breaking), or `Int.max` when it is not attached.
     func storeIndex(ofIdentifier identifier: String?) -> Int {
         guard let identifier else { return Int.max }

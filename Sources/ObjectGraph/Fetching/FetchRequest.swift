@@ -15,7 +15,13 @@ public final class FetchRequest {
     public var fetchLimit: Int = 0
     /// How many objects of the sorted union to skip.
     public var fetchOffset: Int = 0
-    /// Accepted for Core Data compatibility and kept in templates; not used yet: values come with the fetch.
+    /// How many objects' values are read at a time; 0 (the default) reads them all with the fetch.
+    ///
+    /// With a batch size, a fetch reads only the matching objects' IDs (and sort values) and returns faults,
+    /// grouped in result order into batches of this size: touching any object of a batch loads the whole batch with
+    /// one request to its store (one query for the SQLite store). Objects already loaded in the context, and objects
+    /// of atomic stores (which hold every value in memory), come back loaded. When unsaved changes take part (see
+    /// ``includesPendingChanges``), values are read with the fetch. Not kept in templates.
     public var fetchBatchSize: Int = 0
     /// Whether instances of sub-entities match too.
     public var includesSubentities = true

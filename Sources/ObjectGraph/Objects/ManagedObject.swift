@@ -27,6 +27,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var isInsertedFlag = false
     var isDeletedFlag = false
     var fetchedPropertyCache: [String: [ManagedObject]] = [:]
+    /// The batch of a fetch with a batch size this fault belongs to; firing the fault fills the whole batch.
+    var faultBatch: FaultBatch?
 
     enum StorageState {
         case loaded, fault, invalid

@@ -105,6 +105,15 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
         throw unsupported("record lookup")
     }
 
+    /// The records of several objects at once; objects the store does not hold (any more) are left out.
+    ///
+    /// Contexts call it to fill a batch of faults from a fetch with ``FetchRequest/fetchBatchSize``. The default
+    /// calls ``record(for:)`` for each ID; incremental stores override it to read the batch with one query.
+    /// - Returns: the records, in no particular order.
+    open func records(for objectIDs: [ManagedObjectID]) throws -> [StoreRecord] {
+        try objectIDs.compactMap { try record(for: $0) }
+    }
+
     /// New, unused reference keys for objects of an entity (the `N` of `pN` in URIs).
     open func newReferenceKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
         throw unsupported("new object IDs")
@@ -142,7 +151,8 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
 /// `NSIncrementalStore`).
 ///
 /// Subclasses override ``PersistentStore/loadMetadata()``, ``PersistentStore/load()``,
-/// ``PersistentStore/fetch(_:)``, ``PersistentStore/count(_:)``, ``PersistentStore/record(for:)``,
+/// ``PersistentStore/fetch(_:)``, ``PersistentStore/count(_:)``, ``PersistentStore/record(for:)`` (and, to
+/// read batches of faults with one query, ``PersistentStore/records(for:)``),
 /// ``PersistentStore/newReferenceKeys(forEntityName:count:)``, ``PersistentStore/prepareSave(_:)`` and
 /// ``PersistentStore/allRecords()``.
 open class IncrementalStore: PersistentStore, @unchecked Sendable {}  // used only under its coordinator's lock

@@ -58,8 +58,44 @@ enum ValueCoding {
 
     /// A string in NFC; ASCII strings are returned as they are.
     static func normalized(_ string: String) -> String {
-        if string.utf8.allSatisfy({ $0 < 0x80 }) { return string }
+        var string = string
+        if string.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) { return string }
         return string.precomposedStringWithCanonicalMapping
+    }
+
+    /// Binds an attribute value, as ``sqliteValue(_:kind:)`` converts it; the canonical types of the common kinds
+    /// are bound directly, without a dynamic cast or an intermediate ``SQLiteValue``.
+    static func bind(_ value: any Sendable, kind: ColumnKind, to statement: SQLiteStatement,
+                     at index: Int32) throws {
+        if try bindCanonical(value, kind: kind, to: statement, at: index) { return }
+        try statement.bind(try sqliteValue(value, kind: kind), at: index)
+    }
+
+    /// Binds `value` when its type is the canonical type of `kind`; returns false otherwise. The type is compared,
+    /// not cast (a dynamic cast of an existential costs more than the bind); `unsafeBitCast` only reinterprets a
+    /// value whose type was just found to be the target type.
+    private static func bindCanonical<T>(_ value: T, kind: ColumnKind, to statement: SQLiteStatement,
+                                         at index: Int32) throws -> Bool {
+        switch kind {
+        case .integer:
+            guard T.self == Int.self else { return false }
+            try statement.bind(Int64(unsafeBitCast(value, to: Int.self)), at: index)
+        case .boolean:
+            guard T.self == Bool.self else { return false }
+            try statement.bind(unsafeBitCast(value, to: Bool.self), at: index)
+        case .real:
+            guard T.self == Double.self else { return false }
+            try statement.bind(unsafeBitCast(value, to: Double.self), at: index)
+        case .date:
+            guard T.self == Date.self else { return false }
+            try statement.bind(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index)
+        case .string:
+            guard T.self == String.self else { return false }
+            try statement.bind(normalized(unsafeBitCast(value, to: String.self)), at: index)
+        default:
+            return false
+        }
+        return true
     }
 
     /// Reads a column of the current row as the attribute's canonical value; `nil` for NULL or an unreadable

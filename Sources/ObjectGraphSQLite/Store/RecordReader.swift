@@ -20,13 +20,52 @@ struct RecordReader {
         let value: Value
     }
 
+    /// How to read the rows of one entity: its fields, and a dictionary holding every field's key with the field's
+    /// position as a placeholder value. A row's values are the prototype's `mapValues`, which keeps its hash table
+    /// and computes each value from the placeholder: reading a row hashes no keys.
+    final class EntityPlan {
+        /// A field as a plain value, so that the row loop copies it without reference counting.
+        struct Read {
+            let column: Int32
+            /// The attribute's kind; `nil` for a relationship (read from `fields`).
+            let kind: ColumnKind?
+        }
+
+        let number: Int64
+        let fields: [Field]
+        let reads: [Read]
+        let prototype: [String: any Sendable]
+
+        init(number: Int64, fields: [Field]) {
+            self.number = number
+            self.fields = fields
+            reads = fields.map { field in
+                if case .attribute(let kind) = field.value { return Read(column: field.index, kind: kind) }
+                return Read(column: field.index, kind: nil)
+            }
+            var prototype: [String: any Sendable] = Dictionary(minimumCapacity: fields.count)
+            for (position, field) in fields.enumerated() { prototype[field.name] = position }
+            self.prototype = prototype
+            // mapValues over this same dictionary visits its entries in the same order every time: record it, so
+            // that rows need not read positions back out of the placeholders.
+            var order: [Int] = []
+            _ = prototype.mapValues { placeholder -> any Sendable in
+                order.append(RecordReader.position(placeholder))
+                return placeholder
+            }
+            visitOrder = order
+        }
+
+        /// The field positions in the order `prototype.mapValues` visits them.
+        let visitOrder: [Int]
+    }
+
     /// The select-list expressions after `Z_PK, Z_ENT, Z_OPT`.
     private(set) var columns: [String] = []
-    /// The fields of each entity number.
-    private(set) var fields: [Int64: [Field]] = [:]
-    /// Per entity number: a dictionary holding every field's key (with a placeholder value) and the position of each
-    /// field's key in it. Rows copy it and set values by position, so reading a row hashes no keys.
-    private var prototypes: [Int64: (values: [String: any Sendable], positions: [Dictionary<String, any Sendable>.Index])] = [:]
+    /// The plan of each entity number.
+    private var plans: [Int64: EntityPlan] = [:]
+    /// The plan when the reader reads one entity (no lookup per row).
+    private var onlyPlan: EntityPlan?
 
     /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given.
     init(schema: SQLiteSchema, entities: [EntityMapping], alias: String, aliases: AliasCounter,
@@ -72,12 +111,10 @@ struct RecordReader {
                 fields.append(Field(name: toMany.relationship.name, index: index(of: expression),
                                     value: .toMany(destination: destination.name)))
             }
-            self.fields[mapping.number] = fields
-            var prototype: [String: any Sendable] = Dictionary(minimumCapacity: fields.count)
-            for field in fields { prototype[field.name] = 0 }
-            prototypes[mapping.number] = (prototype, fields.map { prototype.index(forKey: $0.name)! })
+            plans[mapping.number] = EntityPlan(number: mapping.number, fields: fields)
         }
         self.columns = columns
+        onlyPlan = plans.count == 1 ? plans.values.first : nil
     }
 
     /// `(SELECT group_concat(…) FROM (SELECT pk:ent … ORDER BY order, pk))`; `nil` when a table is missing.
@@ -109,44 +146,90 @@ struct RecordReader {
     /// The record of the current row, whose key, entity number and entity name the caller read.
     func record(_ statement: SQLiteStatement, id: ManagedObjectID, entityNumber: Int64,
                 schema: SQLiteSchema, storeIdentifier: String) -> StoreRecord {
-        guard let fields = self.fields[entityNumber], let prototype = prototypes[entityNumber] else {
+        let plan: EntityPlan
+        if let onlyPlan, onlyPlan.number == entityNumber {
+            plan = onlyPlan
+        } else if let found = plans[entityNumber] {
+            plan = found
+        } else {
             return StoreRecord(objectID: id, version: statement.int64(at: 2))
         }
-        var values = prototype.values
-        var absent: [String] = []
-        for (position, field) in fields.enumerated() {
-            let slot = prototype.positions[position]
-            switch field.value {
-            case .attribute(let kind):
-                if let value = ValueCoding.read(statement, at: field.index, kind: kind) {
-                    values.values[slot] = value
-                } else {
-                    absent.append(field.name)
-                }
-            case .toOne(let entityIndex, let destination):
-                guard !statement.isNull(at: field.index) else {
-                    absent.append(field.name)
-                    continue
-                }
-                var name = destination
-                if let entityIndex, !statement.isNull(at: entityIndex),
-                    let actual = schema.entityNames[statement.int64(at: entityIndex)]
+        var absent: [Int] = []
+        let handle = statement.handle
+        var visited = 0
+        var values = plan.prototype.mapValues { placeholder -> any Sendable in
+            let position = plan.visitOrder[visited]
+            visited += 1
+            assert(position == Self.position(placeholder))
+            let read = plan.reads[position]
+            let column = read.column
+            // The common kinds are read directly, and their NULL test costs a call only when the column reads as
+            // zero (NULL reads as 0, and as a nil text pointer). A NULL keeps the placeholder, removed below.
+            switch read.kind {
+            case .integer?:
+                let integer = sqlite3_column_int64(handle, column)
+                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                return Int(integer)
+            case .boolean?:
+                let integer = sqlite3_column_int64(handle, column)
+                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                return integer != 0
+            case .real?:
+                let real = sqlite3_column_double(handle, column)
+                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                return real
+            case .date?:
+                let real = sqlite3_column_double(handle, column)
+                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                return Date(timeIntervalSinceReferenceDate: real)
+            case .string?:
+                guard let text = sqlite3_column_text(handle, column) else { break }
+                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+                return String(decoding: bytes, as: UTF8.self)
+            case let kind?:
+                if let value = ValueCoding.read(statement, at: column, kind: kind) { return value }
+            case nil:
+                if let value = Self.relationship(plan.fields[position], statement: statement, schema: schema,
+                                                 storeIdentifier: storeIdentifier)
                 {
-                    name = actual
+                    return value
                 }
-                values.values[slot] = ManagedObjectID(entityName: name, storeIdentifier: storeIdentifier,
-                                                      referenceKey: statement.int64(at: field.index))
-            case .toMany(let destination):
-                guard let list = statement.string(at: field.index), !list.isEmpty else {
-                    absent.append(field.name)
-                    continue
-                }
-                values.values[slot] = Self.parseList(list, destination: destination, schema: schema,
-                                                     storeIdentifier: storeIdentifier)
             }
+            absent.append(position)
+            return placeholder
         }
-        for name in absent { values[name] = nil }
+        for position in absent { values[plan.fields[position].name] = nil }
         return StoreRecord(objectID: id, version: statement.int64(at: 2), values: values)
+    }
+
+    /// A placeholder's field position (the placeholder is the `Int` the plan stored; a type comparison, not a
+    /// dynamic cast).
+    @inline(__always)
+    static func position<T>(_ placeholder: T) -> Int {
+        precondition(T.self == Int.self, "record prototypes hold field positions")
+        return unsafeBitCast(placeholder, to: Int.self)
+    }
+
+    /// A relationship field of the current row: a destination ID, or a list of them; `nil` for none.
+    private static func relationship(_ field: Field, statement: SQLiteStatement, schema: SQLiteSchema,
+                                     storeIdentifier: String) -> (any Sendable)? {
+        switch field.value {
+        case .attribute:
+            return nil
+        case .toOne(let entityIndex, let destination):
+            guard !statement.isNull(at: field.index) else { return nil }
+            var name = destination
+            if let entityIndex, !statement.isNull(at: entityIndex),
+                let actual = schema.entityNames[statement.int64(at: entityIndex)]
+            {
+                name = actual
+            }
+            return ManagedObjectID(entityName: name, storeIdentifier: storeIdentifier,
+                                   referenceKey: statement.int64(at: field.index))
+        case .toMany(let destination):
+            guard let list = statement.string(at: field.index), !list.isEmpty else { return nil }
+            return parseList(list, destination: destination, schema: schema, storeIdentifier: storeIdentifier)
+        }
     }
 
     private static func parseList(_ list: String, destination: String, schema: SQLiteSchema,

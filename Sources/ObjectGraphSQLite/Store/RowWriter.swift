@@ -13,6 +13,10 @@ struct RowWriter {
     let updateSQL: String
     let number: Int64
     private let sources: [Source]
+    /// The kind of each attribute source, by source position (`nil` for relationship sources).
+    private let attributeKinds: [ColumnKind?]
+    /// Finds attribute sources by a record's keys without hashing; `nil` when two names share a slot.
+    private let matcher: KeyMatcher?
 
     init(mapping: EntityMapping, schema: SQLiteSchema) {
         var columns: [String] = []
@@ -36,31 +40,74 @@ struct RowWriter {
             + " WHERE Z_PK = ?"
         number = mapping.number
         self.sources = sources
+        attributeKinds = sources.map { source in
+            if case .attribute(_, let kind) = source { return kind }
+            return nil
+        }
+        matcher = KeyMatcher(sources.map { source -> String? in
+            if case .attribute(let name, _) = source { return name }
+            return nil
+        })
     }
 
     /// Binds the record's values from parameter `first` on; returns the next free parameter index.
     func bindValues(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
                     schema: SQLiteSchema) throws -> Int32 {
+        guard let matcher else { return try bindValuesByLookup(of: record, to: statement, from: first, schema: schema) }
+        // One pass over the record's entries binds the attributes it has, straight from the dictionary's storage;
+        // then what it lacks is bound to NULL and relationships are bound by lookup.
+        try withUnsafeTemporaryAllocation(of: Bool.self, capacity: sources.count) { isBound in
+            isBound.initialize(repeating: false)
+            let values = record.values
+            var entry = values.startIndex
+            while entry != values.endIndex {
+                if let position = matcher.position(of: values.keys[entry]), let kind = attributeKinds[position] {
+                    try ValueCoding.bind(values.values[entry], kind: kind, to: statement, at: first + Int32(position))
+                    isBound[position] = true
+                }
+                values.formIndex(after: &entry)
+            }
+            for position in sources.indices where !isBound[position] {
+                try bind(sources[position], of: record, to: statement, at: first + Int32(position), schema: schema)
+            }
+        }
+        return first + Int32(sources.count)
+    }
+
+    /// ``bindValues(of:to:from:schema:)`` with one dictionary lookup per source.
+    private func bindValuesByLookup(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
+                                    schema: SQLiteSchema) throws -> Int32 {
         var index = first
         for source in sources {
-            switch source {
-            case .attribute(let name, let kind):
-                try statement.bind(try ValueCoding.sqliteValue(record.values[name], kind: kind), at: index)
-            case .foreignKey(let name):
-                if let id = record.values[name] as? ManagedObjectID {
-                    try statement.bind(id.referenceKey, at: index)
-                } else {
-                    try statement.bindNull(at: index)
-                }
-            case .foreignEntity(let name):
-                if let id = record.values[name] as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
-                    try statement.bind(mapping.number, at: index)
-                } else {
-                    try statement.bindNull(at: index)
-                }
-            }
+            try bind(source, of: record, to: statement, at: index, schema: schema)
             index += 1
         }
         return index
+    }
+
+    /// Binds one source's value, looked up in the record (NULL when absent).
+    private func bind(_ source: Source, of record: StoreRecord, to statement: SQLiteStatement, at index: Int32,
+                      schema: SQLiteSchema) throws {
+        switch source {
+        case .attribute(let name, let kind):
+            // Bound from the dictionary's storage (a borrow), not from a copy of the optional value.
+            if let position = record.values.index(forKey: name) {
+                try ValueCoding.bind(record.values.values[position], kind: kind, to: statement, at: index)
+            } else {
+                try statement.bindNull(at: index)
+            }
+        case .foreignKey(let name):
+            if let id = record.values[name] as? ManagedObjectID {
+                try statement.bind(id.referenceKey, at: index)
+            } else {
+                try statement.bindNull(at: index)
+            }
+        case .foreignEntity(let name):
+            if let id = record.values[name] as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
+                try statement.bind(mapping.number, at: index)
+            } else {
+                try statement.bindNull(at: index)
+            }
+        }
     }
 }

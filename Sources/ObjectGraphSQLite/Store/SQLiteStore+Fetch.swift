@@ -10,15 +10,18 @@ extension SQLiteStore {
     func performFetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
         let connection = try openConnection()
         guard let query = fetchQuery(for: request) else { return [] }
-        var rows: [(id: ManagedObjectID, record: StoreRecord?, sortValues: [(any Sendable)?])] = []
-        var results: [StoreFetchResult] = []
         let isComplete = query.isPredicateComplete && query.isSortComplete
-        try StoreErrorFactory.converting(url: url, doing: "fetching \(request.entity.name) objects") {
+        // The rows are collected in a local of the closure (not a captured variable), so appending moves each one.
+        let doing = "fetching \(request.entity.name) objects"
+        let results = try StoreErrorFactory.converting(url: url, doing: doing) {
+            var results: [StoreFetchResult] = []
             let statement = try connection.prepare(query.sql)
             defer { statement.reset() }
             try statement.bind(query.bindings)
             let names = schema.entityNames
             let identifier = identifier
+            let reader = query.reader
+            let schema: SQLiteSchema = schema
             var lastNumber: Int64 = -1
             var lastName = ""
             while try statement.step() == .row {
@@ -28,22 +31,19 @@ extension SQLiteStore {
                     lastNumber = number
                     lastName = name
                 }
-                let name = lastName
-                let id = ManagedObjectID(entityName: name, storeIdentifier: identifier,
+                let id = ManagedObjectID(entityName: lastName, storeIdentifier: identifier,
                                          referenceKey: statement.int64(at: 0))
-                let record = query.reader?.record(statement, id: id, entityNumber: number, schema: schema,
-                                                  storeIdentifier: identifier)
+                let record = reader?.record(statement, id: id, entityNumber: number, schema: schema,
+                                            storeIdentifier: identifier)
                 let sortValues = query.sortColumns.isEmpty
                     ? [] : query.sortColumns.map { ValueCoding.read(statement, at: $0.index, kind: $0.kind) }
-                if isComplete {
-                    results.append(StoreFetchResult(objectID: id, sortValues: sortValues, record: record))
-                } else {
-                    rows.append((id, record, sortValues))
-                }
+                results.append(StoreFetchResult(objectID: id, sortValues: sortValues, record: record))
             }
+            return results
         }
         if isComplete { return results }
-        return try finishInMemory(rows.map { ($0.id, $0.record!) }, request: request)
+        // The query read every record (the reader reads all values when memory must finish the job).
+        return try finishInMemory(results.map { ($0.objectID, $0.record!) }, request: request)
     }
 
     /// The compiled query of a request, cached by the request's shape and constants (at most 128 of them).

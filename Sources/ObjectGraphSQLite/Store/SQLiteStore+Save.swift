@@ -174,8 +174,13 @@ extension SQLiteStore {
     /// Order columns of ordered one-to-many relationships, and the owner side's join-table rows.
     private func writeToManyRows(_ records: [StoreRecord], inserting: Bool) throws {
         let connection = try openConnection()
+        var last: (name: String, mapping: EntityMapping?)?
         for record in records {
-            guard let mapping = schema.entities[record.objectID.entityName], !mapping.toManys.isEmpty else { continue }
+            // Records come grouped by entity: look the mapping up once per run.
+            if last?.name != record.objectID.entityName {
+                last = (record.objectID.entityName, schema.entities[record.objectID.entityName])
+            }
+            guard let mapping = last?.mapping, !mapping.toManys.isEmpty else { continue }
             for toMany in mapping.toManys {
                 let ids = record.values[toMany.relationship.name] as? [ManagedObjectID] ?? []
                 switch toMany.link {
@@ -214,9 +219,13 @@ extension SQLiteStore {
     /// Keeps `Z_MAX` above every inserted key (migrations insert keys that were not allocated here).
     private func raiseKeyCounters(_ records: [StoreRecord]) throws {
         var highest: [Int64: Int64] = [:]
+        var last: (name: String, root: Int64?)?
         for record in records {
-            guard let mapping = schema.entities[record.objectID.entityName] else { continue }
-            let root = schema.mapping(mapping.table.root).number
+            if last?.name != record.objectID.entityName {
+                let mapping = schema.entities[record.objectID.entityName]
+                last = (record.objectID.entityName, mapping.map { schema.mapping($0.table.root).number })
+            }
+            guard let root = last?.root else { continue }
             highest[root] = max(highest[root] ?? 0, record.objectID.referenceKey)
         }
         let statement = try openConnection().prepare(

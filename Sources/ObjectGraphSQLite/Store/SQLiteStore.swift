@@ -46,6 +46,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // used
     var hasOpenSave = false
     /// The `SELECT` of one object's row and its reader, by entity number.
     var recordQueries: [Int64: (String, RecordReader)] = [:]
+    /// The `SELECT … WHERE Z_PK IN (` of batches of faults and its reader, by table name.
+    var batchQueries: [String: (String, RecordReader)] = [:]
     /// Compiled fetches, by request.
     var fetchQueries: [FetchQueryKey: FetchQuery] = [:]
     /// The `INSERT`/`UPDATE` writers, by entity number.
@@ -89,6 +91,11 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // used
     /// One object's row and its to-many relationships, in one query; `nil` when the store does not hold it.
     public override func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
         try readRecord(objectID)
+    }
+
+    /// The rows of several objects, with their to-many relationships, in one query per table.
+    public override func records(for objectIDs: [ManagedObjectID]) throws -> [StoreRecord] {
+        try readRecords(objectIDs)
     }
 
     /// Allocates keys from `Z_PRIMARYKEY.Z_MAX` durably (keys of failed saves leave gaps).

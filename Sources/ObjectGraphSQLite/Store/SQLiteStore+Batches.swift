@@ -1,0 +1,83 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+
+extension SQLiteStore {
+    /// The records of several objects: one `SELECT … WHERE Z_PK IN (…)` per table (split only past SQLite's limit
+    /// on bound parameters), with to-many relationships read by the same query.
+    ///
+    /// Objects the store does not hold, or whose row now belongs to another entity, are left out.
+    func readRecords(_ objectIDs: [ManagedObjectID]) throws -> [StoreRecord] {
+        var idsByTable: [String: [ManagedObjectID]] = [:]
+        var tableOrder: [String] = []
+        for id in objectIDs where id.storeIdentifier == identifier {
+            guard let mapping = schema.entities[id.entityName] else { continue }
+            if idsByTable[mapping.table.name] == nil { tableOrder.append(mapping.table.name) }
+            idsByTable[mapping.table.name, default: []].append(id)
+        }
+        guard !idsByTable.isEmpty else { return [] }
+        let connection = try openConnection()
+        var records: [StoreRecord] = []
+        records.reserveCapacity(objectIDs.count)
+        try StoreErrorFactory.converting(url: url, doing: "reading a batch of objects") {
+            let limit = max(1, min(Int(sqlite3_limit(try connection.openHandle(), SQLITE_LIMIT_VARIABLE_NUMBER, -1)),
+                                   Self.largestBatchQuery))
+            for name in tableOrder {
+                guard let table = schema.tables[name], schema.hasTable(name), let ids = idsByTable[name] else {
+                    continue
+                }
+                let (prefix, reader) = batchQuery(for: table)
+                var start = 0
+                while start < ids.count {
+                    let chunk = ids[start..<min(start + limit, ids.count)]
+                    start += chunk.count
+                    try readChunk(chunk, prefix: prefix, reader: reader, limit: limit, into: &records,
+                                  connection: connection)
+                }
+            }
+        }
+        return records
+    }
+
+    /// The most keys one batch query binds (SQLite's own limit may be lower).
+    static let largestBatchQuery = 32_766
+
+    private func readChunk(_ ids: ArraySlice<ManagedObjectID>, prefix: String, reader: RecordReader, limit: Int,
+                           into records: inout [StoreRecord], connection: SQLiteConnection) throws {
+        var wanted: [Int64: ManagedObjectID] = Dictionary(minimumCapacity: ids.count)
+        for id in ids { wanted[id.referenceKey] = id }
+        // Parameter counts are rounded up to a power of two (the rest bound to NULL), so that batches of any size
+        // reuse a few cached statements.
+        var count = 8
+        while count < wanted.count { count *= 2 }
+        count = min(count, limit)
+        let sql = prefix + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+        let statement = try connection.prepare(sql)
+        defer { statement.reset() }
+        var index: Int32 = 1
+        for key in wanted.keys {
+            try statement.bind(key, at: index)
+            index += 1
+        }
+        while try statement.step() == .row {
+            guard let id = wanted[statement.int64(at: 0)], let mapping = schema.entities[id.entityName],
+                statement.int64(at: 1) == mapping.number
+            else { continue }
+            records.append(reader.record(statement, id: id, entityNumber: mapping.number, schema: schema,
+                                         storeIdentifier: identifier))
+        }
+    }
+
+    /// The cached `SELECT … FROM table WHERE Z_PK IN (` of a table, reading the rows of any of its entities.
+    private func batchQuery(for table: TableMapping) -> (String, RecordReader) {
+        if let cached = batchQueries[table.name] { return cached }
+        let aliases = AliasCounter()
+        let alias = aliases.next()
+        let entities = table.entityNumbers.compactMap { schema.entityNames[$0].flatMap { schema.entities[$0] } }
+        let reader = RecordReader(schema: schema, entities: entities, alias: alias, aliases: aliases, properties: nil)
+        let prefix = "SELECT " + (["\(alias).Z_PK", "\(alias).Z_ENT", "\(alias).Z_OPT"] + reader.columns)
+            .joined(separator: ", ") + " FROM \(quoted(table.name)) \(alias) WHERE \(alias).Z_PK IN ("
+        batchQueries[table.name] = (prefix, reader)
+        return (prefix, reader)
+    }
+}
