@@ -76,19 +76,6 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
 
     public var description: String { uriString }
 
-    /// Compares the key first: it tells most IDs apart at once.
-    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.referenceKey == rhs.referenceKey && lhs.entityName == rhs.entityName
-            && lhs.storeIdentifier == rhs.storeIdentifier
-    }
-
-    /// Hashes the key and the entity name, not the store's 36-character UUID (IDs of one store all share it, and
-    /// equality still compares it): contexts hash an ID for every object they register or look up.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(referenceKey)
-        hasher.combine(entityName)
-    }
-
     /// Orders IDs by store, then entity, then key: the tie-break of fetches.
     public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
         if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
