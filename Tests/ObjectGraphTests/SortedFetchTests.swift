@@ -155,3 +155,28 @@ struct SortedFetchTests {
         #expect(Set(after.map(\.objectID)) == Set(before))
     }
 }
+
+@Suite("Cancelled scans")
+struct CancelledScanTests {
+    @Test func aFetchInACancelledTaskStopsWithCancellationError() async throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        context.isUndoRegistrationEnabled = false
+        for index in 0..<20_000 { context.makeSession("g\(index)", title: "Talk \(index % 97)") }
+        try context.save()
+        let scan = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            let request = FetchRequest(entityName: "Session")
+            request.predicate = try ObjectPredicate(format: "title ENDSWITH '1'")
+            request.sortKeys = [SortKey("title")]
+            return try ManagedObjectContext(coordinator: coordinator).fetch(request).count
+        }
+        await #expect(throws: CancellationError.self) { try await scan.value }
+        // The same fetch outside a cancelled task answers, and the store is unchanged.
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = try ObjectPredicate(format: "title ENDSWITH '1'")
+        #expect(try ManagedObjectContext(coordinator: coordinator).count(for: request) > 0)
+        #expect(try ManagedObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Session")) == 20_000)
+    }
+}
