@@ -139,18 +139,7 @@ extension PersistentStoreCoordinator {
             }
             return sources[a].storeIndex < sources[b].storeIndex
         }
-        func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var smallest = parent
-                if left < heap.count, precedes(heap[left], heap[smallest]) { smallest = left }
-                if right < heap.count, precedes(heap[right], heap[smallest]) { smallest = right }
-                if smallest == parent { return }
-                heap.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
+        func siftDown(_ start: Int) { IndexHeap.siftDown(&heap, from: start, isAbove: precedes) }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         while let source = heap.first {
             guard take(heads[source]!, from: sources[source].storeIndex) else { break }

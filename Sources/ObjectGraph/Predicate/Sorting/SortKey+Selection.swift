@@ -42,18 +42,7 @@ extension SortKey {
                 child = parent
             }
         }
-        func siftDown() {
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var largest = parent
-                if left < heap.count, precedes(heap[largest], heap[left]) { largest = left }
-                if right < heap.count, precedes(heap[largest], heap[right]) { largest = right }
-                if largest == parent { return }
-                heap.swapAt(parent, largest)
-                parent = largest
-            }
-        }
+        func siftDown() { IndexHeap.siftDown(&heap, from: 0) { precedes($1, $0) } }
         for index in items.indices {
             if heap.count < count {
                 heap.append(index)
@@ -64,5 +53,23 @@ extension SortKey {
             }
         }
         return heap.sorted(by: precedes).map { items[$0] }
+    }
+}
+
+/// Heaps of positions, ordered by a caller's comparison.
+enum IndexHeap {
+    /// Moves the element at `start` down until neither child belongs above it; `isAbove(a, b)` tells whether `a`
+    /// belongs nearer the root than `b`.
+    static func siftDown(_ heap: inout [Int], from start: Int, isAbove: (Int, Int) -> Bool) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var top = parent
+            if left < heap.count, isAbove(heap[left], heap[top]) { top = left }
+            if right < heap.count, isAbove(heap[right], heap[top]) { top = right }
+            if top == parent { return }
+            heap.swapAt(parent, top)
+            parent = top
+        }
     }
 }
