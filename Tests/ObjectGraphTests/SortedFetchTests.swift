@@ -180,3 +180,31 @@ struct CancelledScanTests {
         #expect(try ManagedObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Session")) == 20_000)
     }
 }
+
+@Suite("Context lifetime")
+struct ContextLifetimeTests {
+    @Test func releasingAContextFreesObjectsThatReferToEachOther() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let setup = fixture.context()
+        let room = setup.insertNewObject(forEntityName: "Room")
+        room.setValue("Hall A", forKey: "name")
+        for index in 0..<3 { setup.makeSession("g\(index)").setValue(room, forKey: "room") }
+        try setup.save()
+
+        weak var weakSession: ManagedObject?
+        weak var weakRoom: ManagedObject?
+        do {
+            let context = fixture.context()
+            let sessions = try context.fetch(FetchRequest(entityName: "Session"))
+            weakSession = sessions.first
+            weakRoom = sessions.first?.value(forKey: "room") as? ManagedObject
+            // Session -> room -> sessions -> session: a reference cycle while the context lives.
+            #expect(weakRoom?.objects(forKey: "sessions").count == 3)
+        }
+        #expect(weakSession == nil)
+        #expect(weakRoom == nil)
+        // The store still holds everything.
+        #expect(try fixture.context().count(for: FetchRequest(entityName: "Session")) == 3)
+    }
+}

@@ -40,6 +40,14 @@ public final class ManagedObjectContext {
     /// The coordinator's model.
     public var managedObjectModel: ManagedObjectModel { persistentStoreCoordinator.managedObjectModel }
 
+    deinit {
+        // Related objects hold each other (a session its room, the room its sessions): reference cycles, which
+        // Core Data asks its users to break with refresh(_:mergeChanges:). Once the context is gone no fault can
+        // fire again, so the relationships of its objects are dropped here and the cycles with them.
+        for object in registered.values { object.releaseRelationships() }
+        for object in inserted.objects { object.releaseRelationships() }
+    }
+
     // MARK: State
 
     /// Whether the context holds unsaved changes.

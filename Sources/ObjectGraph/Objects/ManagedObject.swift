@@ -50,6 +50,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if let context { context.insert(self) }
     }
 
+    /// Drops the object's related objects (and the values kept for saving and fetched properties, which may hold
+    /// related objects too); its context calls this when it goes away, to break reference cycles.
+    func releaseRelationships() {
+        for (index, kind) in entity.layout.kinds.enumerated() {
+            switch kind {
+            case .toOne: slots[index] = nil
+            case .toMany: slots[index] = ToManyStorage()
+            case .attribute, .other: break
+            }
+        }
+        snapshot = nil
+        fetchedPropertyCache.removeAll()
+    }
+
     // MARK: State
 
     /// Whether the object was inserted and not yet saved.

@@ -238,16 +238,18 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         }
 
         func predicateValue(forKey key: String) throws -> Any? {
-            guard let property = entity.propertiesByName[key] else {
-                throw unknownKeyError(key, entityName: entity.name)
-            }
-            guard let relationship = property as? RelationshipDescription else { return record.values[key] }
-            if relationship.isToMany {
+            let layout = entity.layout
+            guard let slot = layout.slots[key] else { throw unknownKeyError(key, entityName: entity.name) }
+            switch layout.kinds[slot] {
+            case .attribute, .other:
+                return record.values[key]
+            case .toMany:
                 let ids = record.values[key] as? [ManagedObjectID] ?? []
                 return ids.compactMap { store.view(of: $0) }
+            case .toOne:
+                guard let id = record.values[key] as? ManagedObjectID else { return nil }
+                return store.view(of: id)
             }
-            guard let id = record.values[key] as? ManagedObjectID else { return nil }
-            return store.view(of: id)
         }
 
         var predicateIdentity: (any Hashable & Sendable)? { record.objectID }
