@@ -60,6 +60,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
     private var changes: [String: ScheduleChanges] = [:]
+    /// The version of each file whose last attempt failed, by path.
+    private var failedVersions: [String: FileVersion] = [:]
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -98,10 +100,17 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
 
     /// Reads a file and attaches it, or replaces the store of its earlier version.
     @discardableResult
-    public func attach(_ url: URL) -> Outcome {
+    ///
+    /// - Parameter retryingUnchangedFailure: When `false`, a file whose last attempt failed and that has not changed
+    ///   since (same inode, size and modification time) is not tried again: `.ignored`. The watcher passes `false`,
+    ///   because a failed attempt can itself raise the event that would retry it (a Core Data SQLite store is opened
+    ///   read-write, and closing it raises `IN_CLOSE_WRITE`), which looped hundreds of times a second.
+    public func attach(_ url: URL, retryingUnchangedFailure: Bool = true) -> Outcome {
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
-        let previous = lock.withLock { entries[url.path] }
+        let version = FileVersion(url)
+        let (previous, failedVersion) = lock.withLock { (entries[url.path], failedVersions[url.path]) }
+        if !retryingUnchangedFailure, let version, version == failedVersion { return .ignored }
         do {
             let type = try checkFile(url)
             let readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
@@ -122,7 +131,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             let entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
                               objectCount: (store as? AtomicStore)?.cacheNodeCount ?? 0, loadedAt: Date(), error: nil,
                               conference: (store as? ScheduleFileStore)?.document?.conference.acronym)
-            lock.withLock { entries[url.path] = entry }
+            lock.withLock {
+                entries[url.path] = entry
+                failedVersions[url.path] = nil
+            }
             return outcome
         } catch {
             let message = Self.describe(error)
@@ -130,6 +142,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 var entry = previous ?? Entry(url: url, type: nil, store: nil, isReadOnly: true, objectCount: 0)
                 entry.error = message
                 entries[url.path] = entry
+                failedVersions[url.path] = version
             }
             return .failed(message)
         }
@@ -139,7 +152,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     @discardableResult
     public func detach(_ url: URL) -> Outcome {
         let url = url.standardizedFileURL
-        guard let entry = lock.withLock({ entries.removeValue(forKey: url.path) }) else { return .ignored }
+        guard let entry = lock.withLock({
+            failedVersions[url.path] = nil
+            return entries.removeValue(forKey: url.path)
+        }) else { return .ignored }
         if let store = entry.store { try? coordinator.remove(store) }
         return .detached
     }
@@ -203,6 +219,32 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         let acronym = after.conference.acronym ?? after.conference.identity.description
         let diff = ScheduleChanges.between(old: before, new: after)
         lock.withLock { changes[acronym] = diff }
+    }
+
+    /// What identifies one version of a file without reading it.
+    struct FileVersion: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+
+        init?(_ url: URL) {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            #if canImport(Darwin)
+            modified = info.st_mtimespec
+            #else
+            modified = info.st_mtim
+            #endif
+        }
+
+        static func == (lhs: FileVersion, rhs: FileVersion) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        }
     }
 
     static func modificationDate(_ url: URL) -> Date? {
