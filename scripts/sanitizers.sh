@@ -56,9 +56,10 @@ run() { # SANITIZER SCRATCH
     local status=0
     # halt_on_error=0: keep running after a report so one run shows them all. Leak detection is off: the Swift
     # runtime's metadata caches and Foundation's singletons are reachable only through tagged pointers and show up
-    # as leaks without being ones.
+    # as leaks without being ones. A 16 MB quarantine (default 256 MB) keeps the hostile-file tests' resident
+    # memory bounds meaningful; freed memory is still poisoned until it is reused.
     TSAN_OPTIONS="halt_on_error=0 second_deadlock_stack=1 log_path=$reports/tsan ${TSAN_OPTIONS:-}" \
-    ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 detect_stack_use_after_return=1 log_path=$reports/asan ${ASAN_OPTIONS:-}" \
+    ASAN_OPTIONS="halt_on_error=0 detect_leaks=0 detect_stack_use_after_return=1 quarantine_size_mb=16 log_path=$reports/asan ${ASAN_OPTIONS:-}" \
         swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" "${filter_args[@]}" >"$log" 2>&1 \
         || status=$?
     local summary

@@ -21,4 +21,16 @@ struct PredicateFuzzRegressionTests {
         let predicate = try ObjectPredicate(format: String(repeating: "-", count: 128) + "1 == 1")
         #expect(try ObjectPredicate(format: predicate.predicateFormat) == predicate)
     }
+
+    /// The negation of a subscripted number, `-(1)[0]`, prints as `-1[0]`: a negative literal followed by a
+    /// subscript, which the parser refuses (`unexpectedToken` at the `[`). Known issue until the formatter keeps the
+    /// parentheses around a literal that is subscripted.
+    @Test(arguments: ["-(1)[0] == 1", "-(0.5)[0] == 1", "-(0)[cd] / -(0) != -(0)"])
+    func canonicalFormOfNegatedSubscriptedNumberParsesAgain(format: String) throws {
+        let predicate = try ObjectPredicate(format: format)
+        withKnownIssue("the canonical form drops the parentheses around the subscripted literal") {
+            let reparsed = try ObjectPredicate(format: predicate.predicateFormat)
+            #expect(reparsed == predicate)
+        }
+    }
 }
