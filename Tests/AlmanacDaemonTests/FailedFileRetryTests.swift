@@ -2,8 +2,9 @@ import AlmanacDaemon
 import Foundation
 import Testing
 
-/// A file that failed to attach is not retried by the watcher until it changes: a failed attempt can raise the very
-/// event that retries it (a Core Data SQLite store is opened read-write; closing it raises IN_CLOSE_WRITE).
+/// The watcher's events that the daemon raises itself: a failed file is not retried until it changes (a failed attempt
+/// can raise the very event that retries it: a Core Data store is opened read-write, closing it raises
+/// IN_CLOSE_WRITE), and a deleted store's close after its detach leaves no entry behind.
 @Suite("Failed files")
 struct FailedFileRetryTests {
     @Test func anUnchangedFileThatFailedIsNotRetriedUntilItChanges() throws {
@@ -12,11 +13,11 @@ struct FailedFileRetryTests {
         // A copy of an attached Core Data store has the same store identifier: it cannot be attached beside it.
         let copy = fixture.inbox.appendingPathComponent("lunch-talks-2026 (1).sqlite")
         try FileManager.default.copyItem(at: fixture.inbox.appendingPathComponent("lunch-talks-2026.sqlite"), to: copy)
-        guard case .failed = fixture.core.library.attach(copy, retryingUnchangedFailure: false) else {
+        guard case .failed = fixture.core.library.attach(copy, isWatcherEvent: true) else {
             Issue.record("a copy of an attached store was attached")
             return
         }
-        #expect(fixture.core.library.attach(copy, retryingUnchangedFailure: false) == .ignored)
+        #expect(fixture.core.library.attach(copy, isWatcherEvent: true) == .ignored)
         // Asked explicitly (a rescan, a test), it is tried again.
         guard case .failed = fixture.core.library.attach(copy) else {
             Issue.record("a copy of an attached store was attached")
@@ -24,7 +25,7 @@ struct FailedFileRetryTests {
         }
         // A new version is tried again.
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: copy.path)
-        guard case .failed = fixture.core.library.attach(copy, retryingUnchangedFailure: false) else {
+        guard case .failed = fixture.core.library.attach(copy, isWatcherEvent: true) else {
             Issue.record("a copy of an attached store was attached, or not tried")
             return
         }
@@ -44,7 +45,7 @@ struct FailedFileRetryTests {
             var count = 0
             for await event in watcher {
                 if case .fileReady(let url) = event, url.lastPathComponent == "copy.sqlite",
-                    case .failed = fixture.core.library.attach(url, retryingUnchangedFailure: false)
+                    case .failed = fixture.core.library.attach(url, isWatcherEvent: true)
                 {
                     count += 1
                 }
@@ -56,5 +57,20 @@ struct FailedFileRetryTests {
         watcher.stop()
         let attempts = await consumer.value
         #expect(attempts <= 2, "\(attempts) failed attempts in 2 s")
+    }
+
+    @Test func aWatcherEventForAVanishedFileLeavesNoEntryBehind() throws {
+        let fixture = try CoreFixture(files: [])
+        defer { fixture.remove() }
+        // Closing a deleted store's file after its detach raises IN_CLOSE_WRITE for a name that is gone.
+        let gone = fixture.inbox.appendingPathComponent("gone.sqlite")
+        #expect(fixture.core.library.attach(gone, isWatcherEvent: true) == .ignored)
+        #expect(fixture.core.library.entry(for: gone) == nil)
+        // Asked explicitly, the failure is reported and recorded.
+        guard case .failed = fixture.core.library.attach(gone) else {
+            Issue.record("a missing file was attached")
+            return
+        }
+        #expect(fixture.core.library.entry(for: gone)?.error != nil)
     }
 }

@@ -101,16 +101,21 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// Reads a file and attaches it, or replaces the store of its earlier version.
     @discardableResult
     ///
-    /// - Parameter retryingUnchangedFailure: When `false`, a file whose last attempt failed and that has not changed
-    ///   since (same inode, size and modification time) is not tried again: `.ignored`. The watcher passes `false`,
-    ///   because a failed attempt can itself raise the event that would retry it (a Core Data SQLite store is opened
-    ///   read-write, and closing it raises `IN_CLOSE_WRITE`), which looped hundreds of times a second.
-    public func attach(_ url: URL, retryingUnchangedFailure: Bool = true) -> Outcome {
+    /// - Parameter isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
+    ///   a file whose last attempt failed and that has not changed since (same inode, size and modification time)
+    ///   is not tried again, and a file that no longer exists and is not known is not recorded: both `.ignored`.
+    ///   The daemon's own use of a file raises such events: a Core Data store is opened read-write, and closing it
+    ///   raises `IN_CLOSE_WRITE`, after a failed attempt (which retried it at once, hundreds of times a second) and
+    ///   after a deleted file's store is detached (which left a failed entry for a file that is gone).
+    public func attach(_ url: URL, isWatcherEvent: Bool = false) -> Outcome {
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
         let version = FileVersion(url)
         let (previous, failedVersion) = lock.withLock { (entries[url.path], failedVersions[url.path]) }
-        if !retryingUnchangedFailure, let version, version == failedVersion { return .ignored }
+        if isWatcherEvent {
+            if let version, version == failedVersion { return .ignored }
+            if version == nil, previous == nil, Self.isMissing(url) { return .ignored }
+        }
         do {
             let type = try checkFile(url)
             let readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
@@ -245,6 +250,12 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
                 && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
         }
+    }
+
+    /// Whether nothing (not even a dangling symbolic link) is at the path.
+    static func isMissing(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) != 0 && errno == ENOENT
     }
 
     static func modificationDate(_ url: URL) -> Date? {
