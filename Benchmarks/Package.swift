@@ -17,6 +17,7 @@ let package = Package(
             name: "AlmanacBenchmarks",
             dependencies: [
                 .product(name: "ObjectGraph", package: "Almanac"),
+                .product(name: "ObjectGraphSQLite", package: "Almanac"),
                 .product(name: "Schedules", package: "Almanac"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -13,11 +13,14 @@ struct Workload: Sendable {
         case atMostTimes(Double)
         /// ours must reach at least `factor` times the anchor's throughput (anchor time / ours time >= factor).
         case atLeastThroughput(Double)
+        /// No target: the ratio is the figure (ours against a peer library).
+        case ratioOnly
 
         var description: String {
             switch self {
             case .atMostTimes(let factor): "time <= \(factor)x anchor"
             case .atLeastThroughput(let factor): "rate >= \(factor)x anchor"
+            case .ratioOnly: "ratio only"
             }
         }
 
@@ -25,6 +28,7 @@ struct Workload: Sendable {
             switch self {
             case .atMostTimes(let factor): ours <= anchor * factor
             case .atLeastThroughput(let factor): anchor / ours >= factor
+            case .ratioOnly: true
             }
         }
     }
