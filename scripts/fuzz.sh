@@ -93,7 +93,10 @@ export SWIFT_BACKTRACE=enable=no
 # Foundation's NSRegularExpression leaks ~500 bytes for some invalid MATCHES patterns (Fuzz/Findings/
 # predicate-regex-leak), which stops every predicate run at its end; FUZZ_LEAKS=1 turns leak detection back on.
 leaks=()
-[ "$name" = predicate ] && [ "${FUZZ_LEAKS:-0}" != 1 ] && leaks=(-detect_leaks=0)
+if [ "$name" = predicate ] && [ "${FUZZ_LEAKS:-0}" != 1 ]; then
+    leaks=(-detect_leaks=0)                                         # libFuzzer's check after each input
+    export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"  # and LeakSanitizer's at exit
+fi
 status=0
 "$binary" -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-65536}" -timeout=10 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" ${FUZZ_JOBS:+-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS} \
