@@ -6,7 +6,9 @@ let package = Package(
     name: "AlmanacBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // Named, so that the products below resolve whatever the checkout folder is called (its identity is the
+        // folder name: "main", "rel", "Almanac"…).
+        .package(name: "Almanac", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
@@ -14,8 +16,9 @@ let package = Package(
         .executableTarget(
             name: "AlmanacBenchmarks",
             dependencies: [
-                .product(name: "ObjectGraph", package: "main"),
-                .product(name: "Schedules", package: "main"),
+                .product(name: "ObjectGraph", package: "Almanac"),
+                .product(name: "ObjectGraphSQLite", package: "Almanac"),
+                .product(name: "Schedules", package: "Almanac"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -23,32 +26,32 @@ let package = Package(
             name: "SQLiteBench",
             dependencies: [
                 "CSQLiteRaw",
-                .product(name: "ObjectGraph", package: "main"),
-                .product(name: "ObjectGraphSQLite", package: "main"),
+                .product(name: "ObjectGraph", package: "Almanac"),
+                .product(name: "ObjectGraphSQLite", package: "Almanac"),
             ]
         ),
         .executableTarget(
             name: "SampleData",
             dependencies: [
-                .product(name: "ObjectGraph", package: "main"),
-                .product(name: "ObjectGraphXML", package: "main"),
-                .product(name: "ObjectGraphSQLite", package: "main"),
-                .product(name: "Schedules", package: "main"),
+                .product(name: "ObjectGraph", package: "Almanac"),
+                .product(name: "ObjectGraphXML", package: "Almanac"),
+                .product(name: "ObjectGraphSQLite", package: "Almanac"),
+                .product(name: "Schedules", package: "Almanac"),
             ]
         ),
         .executableTarget(
             name: "CrashSafety",
             dependencies: [
-                .product(name: "ObjectGraph", package: "main"),
-                .product(name: "ObjectGraphXML", package: "main"),
-                .product(name: "ObjectGraphSQLite", package: "main"),
+                .product(name: "ObjectGraph", package: "Almanac"),
+                .product(name: "ObjectGraphXML", package: "Almanac"),
+                .product(name: "ObjectGraphSQLite", package: "Almanac"),
             ]
         ),
         .executableTarget(
             name: "XMLStoreBench",
             dependencies: [
-                .product(name: "ObjectGraph", package: "main"),
-                .product(name: "ObjectGraphXML", package: "main"),
+                .product(name: "ObjectGraph", package: "Almanac"),
+                .product(name: "ObjectGraphXML", package: "Almanac"),
             ]
         ),
     ],

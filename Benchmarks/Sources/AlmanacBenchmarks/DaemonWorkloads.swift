@@ -393,7 +393,7 @@ enum DaemonWorkloads {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("bench-out-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle
@@ -467,7 +467,7 @@ final class DaemonProcess {
         environment.removeValue(forKey: "WATCHDOG_USEC")
         environment.removeValue(forKey: "LISTEN_FDS")
         process.environment = environment
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         process.standardOutput = log
         process.standardError = log

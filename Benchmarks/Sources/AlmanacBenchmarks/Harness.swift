@@ -13,11 +13,14 @@ struct Workload: Sendable {
         case atMostTimes(Double)
         /// ours must reach at least `factor` times the anchor's throughput (anchor time / ours time >= factor).
         case atLeastThroughput(Double)
+        /// No target: the ratio is the figure (ours against a peer library).
+        case ratioOnly
 
         var description: String {
             switch self {
             case .atMostTimes(let factor): "time <= \(factor)x anchor"
             case .atLeastThroughput(let factor): "rate >= \(factor)x anchor"
+            case .ratioOnly: "ratio only"
             }
         }
 
@@ -25,6 +28,7 @@ struct Workload: Sendable {
             switch self {
             case .atMostTimes(let factor): ours <= anchor * factor
             case .atLeastThroughput(let factor): anchor / ours >= factor
+            case .ratioOnly: true
             }
         }
     }
@@ -73,6 +77,11 @@ struct Harness {
     let quick: Bool
     let filter: String?
 
+    static func verdict(_ target: Workload.Target, _ pass: Bool) -> String {
+        if case .ratioOnly = target { return "—" }
+        return pass ? "pass" : "FAIL"
+    }
+
     func run(_ workloads: [Workload]) throws -> [Result] {
         var results: [Result] = []
         let header = ["workload", "ours (ms)", "anchor (ms)", "ratio", "target", "result"]
@@ -91,7 +100,7 @@ struct Harness {
                 results.append(result)
                 print([workload.name, String(format: "%.2f", oursTime.median * 1000),
                        String(format: "%.2f", anchorTime.median * 1000), String(format: "%.2f", ratio),
-                       workload.target.description, pass ? "pass" : "FAIL"].joined(separator: " | "))
+                       workload.target.description, Self.verdict(workload.target, pass)].joined(separator: " | "))
             } catch {
                 print("\(workload.name) | error: \(error)")
                 let zero = Measurement(median: 0, minimum: 0, maximum: 0, runs: 0)

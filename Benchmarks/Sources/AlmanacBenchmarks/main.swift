@@ -4,6 +4,7 @@ import Foundation
 //   swift run -c release AlmanacBenchmarks [--quick] [--filter TEXT]            core workloads -> results/latest.json
 //   swift run -c release AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop] [--almanacd PATH]
 //                                                                               almanacd over its socket -> results/daemon.json
+//   swift run -c release AlmanacBenchmarks grdb [--quick] [--filter TEXT]       our SQLite store vs GRDB -> results/grdb.json
 //   swift run -c release AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
 //                                                                               the load generator against a running almanacd
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -29,18 +30,26 @@ encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: 
 let machine = "\(ProcessInfo.processInfo.activeProcessorCount) cores, "
     + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, \(ProcessInfo.processInfo.operatingSystemVersionString)"
 
+struct Report: Codable {
+    var date: Date
+    var quick: Bool
+    var machine: String
+    var results: [Result]
+}
+
 switch mode {
 case "core":
-    struct Report: Codable {
-        var date: Date
-        var quick: Bool
-        var machine: String
-        var results: [Result]
-    }
     let harness = Harness(quick: quick, filter: filter)
     let results = try harness.run(CoreWorkloads.all)
     try encoder.encode(Report(date: Date(), quick: quick, machine: machine, results: results))
         .write(to: folder.appendingPathComponent(quick ? "quick.json" : "latest.json"))
+case "grdb":
+    let harness = Harness(quick: quick, filter: filter)
+    let results = try harness.run(GRDBWorkloads.all)
+    GRDBWorkloads.removeFolder()
+    try encoder.encode(Report(date: Date(), quick: quick, machine: machine, results: results))
+        .write(to: folder.appendingPathComponent(quick ? "grdb-quick.json" : "grdb.json"))
+    if results.contains(where: { $0.error != nil }) { exit(1) }
 case "daemon":
     struct DaemonReport: Codable {
         var date: Date
@@ -56,6 +65,6 @@ case "daemon":
                                               + (filter.map { "-\($0)" } ?? "") + ".json"))
     if figures.isEmpty { exit(1) }
 default:
-    print("unknown mode \(mode); use core (default), daemon or load")
+    print("unknown mode \(mode); use core (default), grdb, daemon or load")
     exit(2)
 }

@@ -16,7 +16,7 @@ struct WatcherService: Service {
         await cancelWhenGracefulShutdown {
             for await event in watcher {
                 switch event {
-                case .fileReady(let url): report(url, core.library.attach(url))
+                case .fileReady(let url): report(url, core.library.attach(url, isWatcherEvent: true))
                 case .fileRemoved(let url): report(url, core.library.detach(url))
                 case .rescan(let folder):
                     logger.info("rescanning \(folder.path)")

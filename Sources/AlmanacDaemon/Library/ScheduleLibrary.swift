@@ -60,6 +60,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
     private var changes: [String: ScheduleChanges] = [:]
+    /// The version of each file whose last attempt failed, by path.
+    private var failedVersions: [String: FileVersion] = [:]
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -98,10 +100,22 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
 
     /// Reads a file and attaches it, or replaces the store of its earlier version.
     @discardableResult
-    public func attach(_ url: URL) -> Outcome {
+    ///
+    /// - Parameter isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
+    ///   a file whose last attempt failed and that has not changed since (same inode, size and modification time)
+    ///   is not tried again, and a file that no longer exists and is not known is not recorded: both `.ignored`.
+    ///   The daemon's own use of a file raises such events: a Core Data store is opened read-write, and closing it
+    ///   raises `IN_CLOSE_WRITE`, after a failed attempt (which retried it at once, hundreds of times a second) and
+    ///   after a deleted file's store is detached (which left a failed entry for a file that is gone).
+    public func attach(_ url: URL, isWatcherEvent: Bool = false) -> Outcome {
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
-        let previous = lock.withLock { entries[url.path] }
+        let version = FileVersion(url)
+        let (previous, failedVersion) = lock.withLock { (entries[url.path], failedVersions[url.path]) }
+        if isWatcherEvent {
+            if let version, version == failedVersion { return .ignored }
+            if version == nil, previous == nil, Self.isMissing(url) { return .ignored }
+        }
         do {
             let type = try checkFile(url)
             let readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
@@ -122,7 +136,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             let entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
                               objectCount: (store as? AtomicStore)?.cacheNodeCount ?? 0, loadedAt: Date(), error: nil,
                               conference: (store as? ScheduleFileStore)?.document?.conference.acronym)
-            lock.withLock { entries[url.path] = entry }
+            lock.withLock {
+                entries[url.path] = entry
+                failedVersions[url.path] = nil
+            }
             return outcome
         } catch {
             let message = Self.describe(error)
@@ -130,6 +147,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 var entry = previous ?? Entry(url: url, type: nil, store: nil, isReadOnly: true, objectCount: 0)
                 entry.error = message
                 entries[url.path] = entry
+                failedVersions[url.path] = version
             }
             return .failed(message)
         }
@@ -139,7 +157,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     @discardableResult
     public func detach(_ url: URL) -> Outcome {
         let url = url.standardizedFileURL
-        guard let entry = lock.withLock({ entries.removeValue(forKey: url.path) }) else { return .ignored }
+        guard let entry = lock.withLock({
+            failedVersions[url.path] = nil
+            return entries.removeValue(forKey: url.path)
+        }) else { return .ignored }
         if let store = entry.store { try? coordinator.remove(store) }
         return .detached
     }
@@ -203,6 +224,38 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         let acronym = after.conference.acronym ?? after.conference.identity.description
         let diff = ScheduleChanges.between(old: before, new: after)
         lock.withLock { changes[acronym] = diff }
+    }
+
+    /// What identifies one version of a file without reading it.
+    struct FileVersion: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+
+        init?(_ url: URL) {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            #if canImport(Darwin)
+            modified = info.st_mtimespec
+            #else
+            modified = info.st_mtim
+            #endif
+        }
+
+        static func == (lhs: FileVersion, rhs: FileVersion) -> Bool {
+            lhs.device == rhs.device && lhs.inode == rhs.inode && lhs.size == rhs.size
+                && lhs.modified.tv_sec == rhs.modified.tv_sec && lhs.modified.tv_nsec == rhs.modified.tv_nsec
+        }
+    }
+
+    /// Whether nothing (not even a dangling symbolic link) is at the path.
+    static func isMissing(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) != 0 && errno == ENOENT
     }
 
     static func modificationDate(_ url: URL) -> Date? {
