@@ -38,6 +38,43 @@ struct ObjectCodingTests {
         #expect(compared > 100)
     }
 
+    @Test func namedPropertiesAndKeyPathsEncodeExactlyAsManagedObjects() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: CoreFixture.samples.path).sorted()
+        let fixture = try CoreFixture(files: files)
+        _ = try fixture.request("insert", ["entity": "Session", "values": [
+            "guid": "mine-2", "title": "Mine, without a room", "start": "2026-11-24T09:00:00Z",
+        ]])
+        let coordinator = fixture.core.engine.library.coordinator
+        let coding = ObjectCoding(coordinator: coordinator)
+        let session = try #require(coordinator.managedObjectModel.entitiesByName["Session"])
+        let propertySets = [
+            ["title", "room.name", "track.name", "conference.acronym"], ["room", "start", "day.date", "duration"],
+            ["conference.title", "day.conference.acronym", "status", "abstract"],
+        ]
+        for properties in propertySets {
+            #expect(coding.readsFromRecords(properties, of: session))
+            let request = FetchRequest(entityName: "Session")
+            request.sortKeys = [SortKey("guid")]
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let objects = try context.fetch(request)
+            let records = try context.fetchRecords(request)
+            #expect(objects.count > 40)
+            for (object, record) in zip(objects, records) {
+                let viaObject = coding.wireObject(object, properties: properties)
+                let viaRecord = try coding.wireObject(record, entity: object.entity, properties: properties) {
+                    try context.storedRecord(for: $0)
+                }
+                #expect(viaObject.json == viaRecord.json, "\(properties) \(object.objectID)")
+            }
+        }
+        // To-many relationships, operators and unknown keys go through managed objects.
+        #expect(!coding.readsFromRecords(["persons"], of: session))
+        #expect(!coding.readsFromRecords(["persons.name"], of: session))
+        #expect(!coding.readsFromRecords(["persons.@count"], of: session))
+        #expect(!coding.readsFromRecords(["room.nonsense"], of: session))
+        #expect(!coding.readsFromRecords(["title.length"], of: session))
+    }
+
     @Test func fetchRepliesKeepTheirShapeWithAndWithoutProperties() throws {
         let fixture = try CoreFixture()
         let plain = try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]], "limit": 3])

@@ -54,6 +54,69 @@ struct ObjectCoding {
                           store: record.objectID.storeIdentifier ?? "", values: values)
     }
 
+    /// The wire object of a stored record with named properties, exactly as ``wireObject(_:properties:)`` shows
+    /// the object: each named attribute or to-one relationship, and key paths through to-one relationships
+    /// (`room.name`), read from the related objects' records with `related`. Only for properties
+    /// ``readsFromRecords(_:of:)`` accepts.
+    func wireObject(_ record: StoreRecord, entity: EntityDescription, properties: [String],
+                    related: (ManagedObjectID) throws -> StoreRecord?) rethrows -> WireObject {
+        var values = JSONObject(minimumCapacity: properties.count)
+        for key in properties {
+            var current: StoreRecord? = record
+            var currentEntity = entity
+            var value: Any?
+            let components = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            for (position, component) in components.enumerated() {
+                guard let here = current else {
+                    value = nil
+                    break
+                }
+                switch currentEntity.propertiesByName[component] {
+                case let attribute as AttributeDescription:
+                    value = attribute.isTransient ? attribute.defaultValue : here.values[component]
+                case let relationship as RelationshipDescription:
+                    let id = here.values[component] as? ManagedObjectID
+                    if position == components.count - 1 {
+                        value = id
+                    } else {
+                        current = try id.flatMap(related)
+                        currentEntity = current.flatMap { currentEntity.managedObjectModel?.entitiesByName[$0.objectID.entityName] }
+                            ?? relationship.destinationEntity ?? currentEntity
+                    }
+                default:
+                    value = nil
+                }
+            }
+            values[key] = json(value)
+        }
+        return WireObject(uri: record.objectID.uriString, entity: entity.name,
+                          store: record.objectID.storeIdentifier ?? "", values: values)
+    }
+
+    /// Whether every named property can be read from stored records: attributes, to-one relationships, and dotted
+    /// paths whose every step but the last is a to-one relationship (no to-many, fetched properties or operators).
+    func readsFromRecords(_ properties: [String], of entity: EntityDescription) -> Bool {
+        properties.allSatisfy { key in
+            var current = entity
+            let components = key.split(separator: ".", omittingEmptySubsequences: false)
+            for (position, component) in components.enumerated() {
+                switch current.propertiesByName[String(component)] {
+                case is AttributeDescription:
+                    guard position == components.count - 1 else { return false }
+                case let relationship as RelationshipDescription where !relationship.isToMany:
+                    if position == components.count - 1 { return true }
+                    guard let destination = relationship.destinationEntity, destination.subentities.isEmpty,
+                        showsStoredValues(of: destination)
+                    else { return false }
+                    current = destination
+                default:
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
     /// Whether ``wireObject(_:entity:)`` shows objects of an entity as ``wireObject(_:properties:)`` with `nil`
     /// properties would: true unless the entity's class is a subclass that may compute values.
     func showsStoredValues(of entity: EntityDescription) -> Bool {

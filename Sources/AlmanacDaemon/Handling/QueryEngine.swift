@@ -177,6 +177,23 @@ public final class QueryEngine: Sendable {
             objects = wireObjects.values(for: records, stores: { storesByIdentifier[$0] }) { record in
                 .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json)
             }
+        } else if let properties, let entity = coordinator.managedObjectModel.entitiesByName[request.entityName],
+            entity.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:)),
+            coding.readsFromRecords(properties, of: entity)
+        {
+            // Named attributes and key paths through to-one relationships, read from records too: no managed
+            // objects, so no related objects (and their to-many relationships) are made just to read `room.name`.
+            let entities = coordinator.managedObjectModel.entitiesByName
+            var related: [ManagedObjectID: StoreRecord?] = [:]
+            objects = try context.fetchRecords(request).map { record in
+                .object(try coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity,
+                                              properties: properties) { id in
+                    if let known = related[id] { return known }
+                    let found = try context.storedRecord(for: id)
+                    related[id] = found
+                    return found
+                }.json)
+            }
         } else {
             objects = try context.fetch(request).map { .object(coding.wireObject($0, properties: properties).json) }
         }

@@ -53,6 +53,12 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The saved record of one object, as its store holds it, without making a managed object; `nil` when no
+    /// attached store holds it. Unsaved changes of the context do not take part (see ``fetchRecords(_:)``).
+    public func storedRecord(for objectID: ManagedObjectID) throws -> StoreRecord? {
+        try persistentStoreCoordinator.record(for: objectID)
+    }
+
     /// The IDs of the objects matching a request.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
         try fetch(request).map(\.objectID)
