@@ -20,16 +20,6 @@ extension WireServer {
         logger[metadataKey: "peer"] = "\(peer)"
         logger.debug("connection opened")
 
-        // The connection's own work (reading, framing, cheap answers, writing) runs on its event loop: no thread
-        // hop per request. Requests that touch the stores move to the global executor in `answer`.
-        await withTaskExecutorPreference(EventLoopTaskExecutor(channel.eventLoop)) {
-            await serveOnItsLoop(connection, peer: peer, state: state, logger: logger)
-        }
-    }
-
-    private func serveOnItsLoop(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>, peer: PeerCredentials,
-                                state: ConnectionState, logger: Logger) async {
-        let channel = connection.channel
         await withTaskCancellationHandler {
             do {
                 try await connection.executeThenClose { inbound, _ in
@@ -176,9 +166,8 @@ extension WireServer {
             }
         }
         do {
-            let timeout = configuration.requestTimeout
-            let body = try await withTaskExecutorPreference(globalConcurrentExecutor) {
-                try await withDeadline(timeout) { try await handler.handle(request, peer: peer) }
+            let body = try await withDeadline(configuration.requestTimeout) {
+                try await handler.handle(request, peer: peer)
             }
             return (request.op, .success(id: id, body: body), nil)
         } catch let error as WireError {
@@ -281,18 +270,4 @@ struct ConnectionSession {
 struct SendableDescription: Error, Sendable, CustomStringConvertible {
     let description: String
     init(_ error: any Error) { description = String(describing: error) }
-}
-
-/// A task executor that runs jobs on a NIO event loop.
-final class EventLoopTaskExecutor: TaskExecutor {
-    let eventLoop: any EventLoop
-
-    init(_ eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
 }
