@@ -75,6 +75,11 @@ struct PredicateErrorTests {
         let error = try #require(parseError("name MATCHES '(['"))
         #expect(error.code == .invalidRegularExpression)
         #expect(error.offset == 13)
+        // Refused patterns are remembered: the second time answers the same, and a valid one still compiles.
+        let again = try #require(parseError("name MATCHES '(['"))
+        #expect(again.code == .invalidRegularExpression)
+        #expect(again.offset == 13)
+        #expect(try ObjectPredicate(format: "name MATCHES '[(]'").evaluate(with: ["name": "("]))
     }
 
     @Test func equalityComparesTheCodeOnly() {

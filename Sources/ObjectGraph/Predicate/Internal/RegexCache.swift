@@ -8,9 +8,12 @@ enum RegexCache {
         let caseInsensitive: Bool
     }
 
-    /// `NSRegularExpression` is immutable once built and documented as thread-safe.
-    private struct Entry: @unchecked Sendable {
-        let regex: NSRegularExpression
+    /// `NSRegularExpression` is immutable once built and documented as thread-safe. A refused pattern is kept too:
+    /// Foundation leaks a little memory for some invalid patterns each time it is asked to compile them, so a
+    /// client repeating one must not grow the process.
+    private enum Entry: @unchecked Sendable {
+        case compiled(NSRegularExpression)
+        case refused
     }
 
     private static let cache = Mutex<[Key: Entry]>([:])
@@ -20,21 +23,27 @@ enum RegexCache {
     /// - Throws: ``ObjectPredicateError/Code/invalidRegularExpression``.
     static func regex(for pattern: String, caseInsensitive: Bool) throws -> NSRegularExpression {
         let key = Key(pattern: pattern, caseInsensitive: caseInsensitive)
-        if let entry = cache.withLock({ $0[key] }) { return entry.regex }
-        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
-        do {
-            _ = try NSRegularExpression(pattern: pattern, options: options)
-        } catch {
-            throw ObjectPredicateError(.invalidRegularExpression, "MATCHES pattern is not a valid regular expression")
+        let refusal = ObjectPredicateError(.invalidRegularExpression, "MATCHES pattern is not a valid regular expression")
+        switch cache.withLock({ $0[key] }) {
+        case .compiled(let regex): return regex
+        case .refused: throw refusal
+        case nil: break
         }
+        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
         let anchored = "(?:" + pattern + (hasOpenQuote(pattern) ? "\\E" : "") + ")\\z"
-        guard let regex = try? NSRegularExpression(pattern: anchored, options: options) else {
-            throw ObjectPredicateError(.invalidRegularExpression, "MATCHES pattern is not a valid regular expression")
+        let entry: Entry
+        if (try? NSRegularExpression(pattern: pattern, options: options)) != nil,
+            let regex = try? NSRegularExpression(pattern: anchored, options: options)
+        {
+            entry = .compiled(regex)
+        } else {
+            entry = .refused
         }
         cache.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = Entry(regex: regex)
+            entries[key] = entry
         }
+        guard case .compiled(let regex) = entry else { throw refusal }
         return regex
     }
 
