@@ -162,13 +162,13 @@ public final class QueryEngine: Sendable {
     private func fetchResponse(_ request: FetchRequest, properties: [String]?) throws -> JSONObject {
         let context = ManagedObjectContext(coordinator: coordinator)
         let coding = self.coding
+        let entities = coordinator.managedObjectModel.entitiesByName
         let objects: [JSONValue]
-        if properties == nil, let entity = coordinator.managedObjectModel.entitiesByName[request.entityName],
-            entity.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:))
-        {
-            // Plain values: encoded straight from the stores' records, no managed objects made (the context is
-            // new, so there are no unsaved changes to merge).
-            let entities = coordinator.managedObjectModel.entitiesByName
+        // Entities whose objects show just their stored values are encoded from the stores' records: no managed
+        // objects made (the context is new, so there are no unsaved changes to merge).
+        let entity = entities[request.entityName]
+        let fromRecords = entity?.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:)) ?? false
+        if let entity, fromRecords, properties == nil {
             let records = try context.fetchRecords(request)
             var storesByIdentifier: [String: PersistentStore] = [:]
             if !records.isEmpty {
@@ -177,13 +177,9 @@ public final class QueryEngine: Sendable {
             objects = wireObjects.values(for: records, stores: { storesByIdentifier[$0] }) { record in
                 .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json)
             }
-        } else if let properties, let entity = coordinator.managedObjectModel.entitiesByName[request.entityName],
-            entity.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:)),
-            coding.readsFromRecords(properties, of: entity)
-        {
-            // Named attributes and key paths through to-one relationships, read from records too: no managed
-            // objects, so no related objects (and their to-many relationships) are made just to read `room.name`.
-            let entities = coordinator.managedObjectModel.entitiesByName
+        } else if let entity, fromRecords, let properties, coding.readsFromRecords(properties, of: entity) {
+            // Named attributes and key paths through to-one relationships: no related objects (and their to-many
+            // relationships) are made just to read `room.name`.
             var related: [ManagedObjectID: StoreRecord?] = [:]
             objects = try context.fetchRecords(request).map { record in
                 .object(try coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity,

@@ -87,12 +87,9 @@ public struct JSONObject: Sendable, Hashable {
 
     /// Inserts a member during decoding; returns `false` if the key was already present.
     mutating func insertNew(_ key: String, _ value: JSONValue) -> Bool {
-        if position(of: key) != nil {
-            self[key] = value
-            return false
-        }
+        let isNew = position(of: key) == nil
         self[key] = value
-        return true
+        return isNew
     }
 
     /// Objects are equal when they have the same members, in any order.

@@ -80,12 +80,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         let compiled = try request.predicate?.compiled()
         let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
                                                                          sortKeys: request.sortKeys))
-        return Cursor(order: order, predicate: compiled, sortKeys: request.sortKeys, limit: request.limit,
-                      includesValues: request.includesValues)
+        return Cursor(order: order, predicate: compiled, limit: request.limit, includesValues: request.includesValues)
     }
 
-    /// Every record of the entities, by reference key (the order of object IDs within one store).
-    private func unsortedOrder(_ entityNames: Set<String>) -> SortedOrder {
+    /// A view of every record of the entities, by reference key (the order of object IDs within one store).
+    private func views(of entityNames: Set<String>) -> [RecordView] {
         let entities = model.entitiesByName
         var views: [RecordView] = []
         for name in entityNames {
@@ -94,7 +93,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
             for record in table.values { views.append(RecordView(record: record, store: self, entity: entity)) }
         }
         views.sort { $0.record.objectID.referenceKey < $1.record.objectID.referenceKey }
-        return SortedOrder(views: views, keys: [], prepared: [], lastUse: 0)
+        return views
     }
 
     /// The records of the request's entities in the order of its sort keys, ties by reference key (no sort keys:
@@ -105,28 +104,15 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
             order.lastUse = sortedOrderUse
             return order
         }
-        let unsorted = unsortedOrder(request.entityNames)
+        let views = views(of: request.entityNames)
         let keys = request.sortKeys
         let width = keys.count
-        var prepared: [SortValue] = []
-        prepared.reserveCapacity(unsorted.views.count * width)
-        for view in unsorted.views {
-            for key in keys { prepared.append(SortValue(try Self.sortValue(of: view, key), key.comparison)) }
-        }
-        var positions = Array(unsorted.views.indices)
-        positions.sort { i, j in
-            for k in 0..<width {
-                let result = prepared[i * width + k].compare(to: prepared[j * width + k])
-                if result != .orderedSame {
-                    return keys[k].ascending ? result == .orderedAscending : result == .orderedDescending
-                }
-            }
-            return i < j  // the unsorted order is by reference key
-        }
+        // Ties keep the views' order, which is by reference key.
+        let (positions, prepared) = try SortKey.sortedPositions(views, by: keys, value: Self.sortValue)
         var sortedPrepared: [SortValue] = []
         sortedPrepared.reserveCapacity(prepared.count)
         for position in positions { sortedPrepared.append(contentsOf: prepared[(position * width)..<(position * width + width)]) }
-        let order = SortedOrder(views: positions.map { unsorted.views[$0] }, keys: keys, prepared: sortedPrepared,
+        let order = SortedOrder(views: positions.map { views[$0] }, keys: keys, prepared: sortedPrepared,
                                 lastUse: sortedOrderUse)
         if sortedOrders.count >= Self.sortedOrderLimit,
             let oldest = sortedOrders.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
@@ -307,16 +293,14 @@ extension AtomicStore {
     struct Cursor {
         let order: SortedOrder
         let predicate: CompiledPredicate?
-        let sortKeys: [SortKey]
         let limit: Int
         let includesValues: Bool
         private var position = 0
         private var matched = 0
 
-        init(order: SortedOrder, predicate: CompiledPredicate?, sortKeys: [SortKey], limit: Int, includesValues: Bool) {
+        init(order: SortedOrder, predicate: CompiledPredicate?, limit: Int, includesValues: Bool) {
             self.order = order
             self.predicate = predicate
-            self.sortKeys = sortKeys
             self.limit = limit
             self.includesValues = includesValues
         }
@@ -342,7 +326,7 @@ extension AtomicStore {
             return StoreFetchResult(
                 objectID: view.record.objectID,
                 sortValues: withSortValues
-                    ? try sortKeys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) } : [],
+                    ? try order.keys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) } : [],
                 record: includesValues ? view.record : nil)
         }
 

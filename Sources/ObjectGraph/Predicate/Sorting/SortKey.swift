@@ -63,6 +63,15 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// - Complexity: O(n·k) extractions plus O(n log n · k) cheap comparisons.
     public static func sort<T>(_ items: [T], by keys: [SortKey], value: (T, SortKey) throws -> Any?) rethrows -> [T] {
         guard !keys.isEmpty, items.count > 1 else { return items }
+        return try sortedPositions(items, by: keys, value: value).positions.map { items[$0] }
+    }
+
+    /// The positions of `items` in the order of `keys` (stable), with each item's prepared sort values
+    /// (`keys.count` per item, in the items' own order): the work of ``sort(_:by:value:)``, for callers that keep
+    /// the values to compare again later.
+    static func sortedPositions<T>(_ items: [T], by keys: [SortKey], value: (T, SortKey) throws -> Any?) rethrows
+        -> (positions: [Int], prepared: [SortValue])
+    {
         let width = keys.count
         var prepared: [SortValue] = []
         prepared.reserveCapacity(items.count * width)
@@ -79,7 +88,7 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
             }
             return i < j
         }
-        return order.map { items[$0] }
+        return (order, prepared)
     }
 
     /// Sorts `items` by reading each key's key path from each item; see ``sort(_:by:value:)``.
