@@ -99,7 +99,6 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     // MARK: Attaching
 
     /// Reads a file and attaches it, or replaces the store of its earlier version.
-    @discardableResult
     ///
     /// - Parameter isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
     ///   a file whose last attempt failed and that has not changed since (same inode, size and modification time)
@@ -107,6 +106,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     ///   The daemon's own use of a file raises such events: a Core Data store is opened read-write, and closing it
     ///   raises `IN_CLOSE_WRITE`, after a failed attempt (which retried it at once, hundreds of times a second) and
     ///   after a deleted file's store is detached (which left a failed entry for a file that is gone).
+    @discardableResult
     public func attach(_ url: URL, isWatcherEvent: Bool = false) -> Outcome {
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
