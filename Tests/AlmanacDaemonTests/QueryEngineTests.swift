@@ -1,7 +1,9 @@
 import AlmanacDaemon
 import AlmanacWire
+import Dispatch
 import Foundation
 import ObjectGraph
+import Synchronization
 import Testing
 
 /// A daemon core on a temporary copy of the sample schedules.
@@ -169,6 +171,51 @@ struct QueryEngineTests {
         #expect(fixture.error("changes", ["conference": "nope"])?.code == .notFound)
     }
 
+    /// Four threads fetch while a fifth replaces the file ten times, alternating a release with 18 sessions and one
+    /// with 17: reads run at the same time as each other, and each sees one release whole.
+    @Test func fetchesDuringReplacementsSeeOneReleaseWhole() throws {
+        let fixture = try CoreFixture(files: ["swift-server-days-2026.xml"])
+        defer { fixture.remove() }
+        let file = fixture.inbox.appendingPathComponent("swift-server-days-2026.xml")
+        let full = try String(contentsOf: file, encoding: .utf8)
+        let lastEvent = try #require(full.range(of: "<event ", options: .backwards))
+        let end = try #require(full.range(of: "</event>", range: lastEvent.upperBound..<full.endIndex))
+        let shorter = String(full[..<lastEvent.lowerBound]) + String(full[end.upperBound...])
+        let engine = fixture.core.engine
+        let failures = FailureLog()
+        let finished = DispatchSemaphore(value: 0)
+        let writing = ManagedAtomicFlag()
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                defer { finished.signal() }
+                var reads = 0
+                while writing.isSet || reads < 20 {
+                    reads += 1
+                    do {
+                        let reply = try engine.execute(WireRequest(id: 1, op: "fetch", fields: [
+                            "entity": "Session", "sort": [["key": "title"]], "properties": ["title", "room.name"],
+                        ]))
+                        let count = reply["objects"]?.arrayValue?.count ?? -1
+                        if reply["total"] != .int(Int64(count)) || (count != 18 && count != 17) {
+                            failures.add("\(count) objects, total \(reply["total"].map { "\($0)" } ?? "nil")")
+                        }
+                    } catch {
+                        failures.add("\(error)")
+                    }
+                }
+            }
+        }
+        writing.set(true)
+        for round in 0..<10 {
+            try Data((round % 2 == 0 ? shorter : full).utf8).write(to: file)
+            if fixture.core.library.attach(file) != .replaced { failures.add("round \(round) was not a replacement") }
+        }
+        writing.set(false)
+        for _ in 0..<4 { #expect(finished.wait(timeout: .now() + 60) == .success) }
+        #expect(failures.entries.isEmpty)
+        #expect(try fixture.request("count", ["entity": "Session"])["count"] == 18)
+    }
+
     @Test func filesOutsideTheFolderAndOddFilesAreRefused() throws {
         let fixture = try CoreFixture(files: [])
         defer { fixture.remove() }
@@ -228,4 +275,18 @@ struct DaemonConfigurationTests {
         fixture.core.engine.updateRoutingRules(["Note": "personal"])
         #expect(fixture.core.engine.routingRules == ["Session": "personal", "Note": "personal"])
     }
+}
+
+/// Failures collected from several threads.
+final class FailureLog: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ entry: String) { list.withLock { $0.append(entry) } }
+    var entries: [String] { list.withLock { $0 } }
+}
+
+/// A flag several threads read.
+final class ManagedAtomicFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set(_ value: Bool) { flag.store(value, ordering: .releasing) }
 }

@@ -6,8 +6,10 @@ import Synchronization
 
 /// Executes decoded wire commands on the coordinator: the daemon's request handling, without any socket.
 ///
-/// Each request runs in a context of its own while holding the coordinator's lock, so it sees every store entirely
-/// before or entirely after a replacement, and a store is detached only after the requests using it finish.
+/// Each request runs in a context of its own. Reads (fetch, count, template, get, …) run at the same time as each
+/// other, inside the coordinator's `performReading`; writes (insert, update, delete) and store changes (attaching,
+/// replacing, detaching files) run alone. So a request sees every store entirely before or entirely after a
+/// replacement, and a store is detached only after the requests using it finish.
 public final class QueryEngine: Sendable {
     /// The daemon's schedule files.
     public let library: ScheduleLibrary
@@ -50,7 +52,10 @@ public final class QueryEngine: Sendable {
         // `ping` touches no store: it never waits for the coordinator behind a long request.
         if case .ping = command { return [:] }
         do {
-            return try coordinator.performAndWait { try execute(command) }
+            if command.operation.isWrite {
+                return try coordinator.performAndWait { try execute(command) }
+            }
+            return try coordinator.performReading { try execute(command) }
         } catch let error as WireError {
             throw error
         } catch {
@@ -296,19 +301,19 @@ public final class QueryEngine: Sendable {
     }
 
     func objectCount() -> Int {
-        coordinator.performAndWait { coordinator.persistentStores.reduce(0) { $0 + objectCount(in: $1) } }
+        coordinator.performReading { coordinator.persistentStores.reduce(0) { $0 + objectCount(in: $1) } }
     }
 
     /// The number of objects in a store: its cache for atomic stores, a count per entity for incremental ones.
     func objectCount(in store: PersistentStore) -> Int {
-        if let atomic = store as? AtomicStore { return atomic.cacheNodeCount }
+        if let atomic = store as? AtomicStore { return coordinator.performReading { atomic.cacheNodeCount } }
         let entities = coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
-        return coordinator.performAndWait {
-            entities.reduce(0) { total, entity in
-                let request = StoreFetchRequest(entity: entity, entityNames: [entity.name], predicate: nil, sortKeys: [],
-                                                limit: 0, includesValues: false)
-                return total + ((try? store.count(request)) ?? 0)
-            }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        return entities.reduce(0) { total, entity in
+            let request = FetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            request.affectedStores = [store]
+            return total + ((try? context.count(for: request)) ?? 0)
         }
     }
 

@@ -12,6 +12,11 @@ final class WireObjectCache: Sendable {
     private struct Key: Hashable {
         let entityName: String
         let referenceKey: Int64
+
+        init(_ record: StoreRecord) {
+            entityName = record.objectID.entityName
+            referenceKey = record.objectID.referenceKey
+        }
     }
 
     private struct State: ~Copyable {
@@ -28,27 +33,43 @@ final class WireObjectCache: Sendable {
     }
 
     /// The wire object of each record (stored in `stores`, by identifier), made by `make` when not cached.
+    ///
+    /// `make` runs without the cache's lock, so requests on other threads encode at the same time.
     func values(for records: [StoreRecord], stores: (String) -> PersistentStore?,
                 make: (StoreRecord) -> JSONValue) -> [JSONValue] {
-        state.withLock { state in
-            records.map { record in
-                guard let identifier = record.objectID.storeIdentifier, let store = stores(identifier) else {
-                    return make(record)
-                }
-                let slot = store.instanceNumber
-                let key = Key(entityName: record.objectID.entityName, referenceKey: record.objectID.referenceKey)
-                if let cached = state.stores[slot]?[key], cached.version == record.version { return cached.value }
-                let value = make(record)
-                if state.count >= limit {
-                    state.stores = [:]
-                    state.count = 0
-                }
-                if state.stores[slot, default: [:]].updateValue((record.version, value), forKey: key) == nil {
-                    state.count += 1
-                }
-                return value
+        let slots = records.map { record in
+            record.objectID.storeIdentifier.flatMap(stores).map { $0.instanceNumber }
+        }
+        var values: [JSONValue?] = state.withLock { state in
+            records.indices.map { index in
+                let record = records[index]
+                guard let slot = slots[index], let cached = state.stores[slot]?[Key(record)],
+                    cached.version == record.version
+                else { return nil }
+                return cached.value
             }
         }
+        var made: [Int] = []
+        for index in records.indices where values[index] == nil {
+            values[index] = make(records[index])
+            if slots[index] != nil { made.append(index) }
+        }
+        if !made.isEmpty {
+            state.withLock { state in
+                for index in made {
+                    if state.count >= limit {
+                        state.stores = [:]
+                        state.count = 0
+                    }
+                    let record = records[index]
+                    if state.stores[slots[index]!, default: [:]].updateValue((record.version, values[index]!),
+                                                                            forKey: Key(record)) == nil {
+                        state.count += 1
+                    }
+                }
+            }
+        }
+        return values.map { $0! }
     }
 
     /// The number of objects cached.

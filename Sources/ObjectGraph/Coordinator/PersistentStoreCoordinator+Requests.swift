@@ -49,15 +49,17 @@ struct MergeSource {
 extension PersistentStoreCoordinator {
     /// The stores a request reaches, in add order, each with the entity names its configuration holds.
     func targets(entityNames: [String], affectedStores: [PersistentStore]?) -> [(Int, PersistentStore, Set<String>)] {
-        if affectedStores == nil, let cached = targetCache[entityNames] { return cached }
-        var targets: [(Int, PersistentStore, Set<String>)] = []
-        for (index, store) in persistentStores.enumerated() {
-            if let affectedStores, !affectedStores.contains(where: { $0 === store }) { continue }
-            let held = Set(entityNames.filter { store.holds(entityNamed: $0) })
-            if !held.isEmpty { targets.append((index, store, held)) }
+        withState {
+            if affectedStores == nil, let cached = targetCache[entityNames] { return cached }
+            var targets: [(Int, PersistentStore, Set<String>)] = []
+            for (index, store) in persistentStores.enumerated() {
+                if let affectedStores, !affectedStores.contains(where: { $0 === store }) { continue }
+                let held = Set(entityNames.filter { store.holds(entityNamed: $0) })
+                if !held.isEmpty { targets.append((index, store, held)) }
+            }
+            if affectedStores == nil { targetCache[entityNames] = targets }
+            return targets
         }
-        if affectedStores == nil { targetCache[entityNames] = targets }
-        return targets
     }
 
     /// Runs a fetch on every store that can hold the entity and merges the sorted results.
@@ -67,7 +69,7 @@ extension PersistentStoreCoordinator {
     func fetch(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
                offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
                propertiesToFetch: [String]? = nil) throws -> [MergedFetchResult] {
-        try performAndWait {
+        try performReading {
             let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
             let perStoreLimit = limit > 0 ? offset + limit : 0
             var sources: [MergeSource] = []
@@ -84,7 +86,8 @@ extension PersistentStoreCoordinator {
                     }
                     sources.append(MergeSource(storeIndex: index, cursor: try atomic.makeCursor(request, key: orderKey)))
                 } else {
-                    sources.append(MergeSource(storeIndex: index, results: try store.fetch(request), sortKeys: sortKeys))
+                    let results = try store.serializingReads { try store.fetch(request) }
+                    sources.append(MergeSource(storeIndex: index, results: results, sortKeys: sortKeys))
                 }
             }
             return try Self.merge(sources, sortKeys: sortKeys, offset: offset, limit: limit)
@@ -159,29 +162,28 @@ extension PersistentStoreCoordinator {
     /// Counts matching objects over every store that can hold the entity.
     func count(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?,
                affectedStores: [PersistentStore]?) throws -> Int {
-        try performAndWait {
+        try performReading {
             try targets(entityNames: entityNames, affectedStores: affectedStores).reduce(0) { total, target in
                 let request = StoreFetchRequest(entity: entity, entityNames: target.2, predicate: predicate,
                                                 sortKeys: [], limit: 0, includesValues: false)
-                return total + (try target.1.count(request))
+                return total + (try target.1.serializingReads { try target.1.count(request) })
             }
         }
     }
 
     /// The record of an object from its store; `nil` if the store is gone or no longer holds it.
     func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
-        try performAndWait {
-            guard let identifier = objectID.storeIdentifier,
-                let store = persistentStores.first(where: { $0.identifier == identifier })
+        try performReading {
+            guard let identifier = objectID.storeIdentifier, let store = persistentStore(withIdentifier: identifier)
             else { return nil }
-            return try store.record(for: objectID)
+            return try store.serializingReads { try store.record(for: objectID) }
         }
     }
 
     /// The records of several objects from their stores, by object ID; objects whose store is gone or no longer
     /// holds them are left out. Each store is asked once.
     func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
-        try performAndWait {
+        try performReading {
             var idsByStore: [String: [ManagedObjectID]] = [:]
             for id in objectIDs {
                 guard let identifier = id.storeIdentifier else { continue }
@@ -189,8 +191,9 @@ extension PersistentStoreCoordinator {
             }
             var records: [ManagedObjectID: StoreRecord] = [:]
             for (identifier, ids) in idsByStore {
-                guard let store = persistentStores.first(where: { $0.identifier == identifier }) else { continue }
-                for record in try store.records(for: ids) { records[record.objectID] = record }
+                guard let store = persistentStore(withIdentifier: identifier) else { continue }
+                let found = try store.serializingReads { try store.records(for: ids) }
+                for record in found { records[record.objectID] = record }
             }
             return records
         }
@@ -199,7 +202,7 @@ extension PersistentStoreCoordinator {
     /// The position of a store in add order (for tie-breaking), or `Int.max` when it is not attached.
     func storeIndex(ofIdentifier identifier: String?) -> Int {
         guard let identifier else { return Int.max }
-        return performAndWait { persistentStores.firstIndex { $0.identifier == identifier } ?? Int.max }
+        return withState { persistentStores.firstIndex { $0.identifier == identifier } ?? Int.max }
     }
 
     // MARK: Routing
@@ -207,7 +210,7 @@ extension PersistentStoreCoordinator {
     /// The store a new object is saved to, by the routing rules: the assigned store; else the only writable store
     /// whose configuration holds the entity; else the first of several (unless strict routing is on).
     func storeForNewObject(of entity: EntityDescription, assigned: PersistentStore?) throws -> PersistentStore {
-        try performAndWait {
+        try withState {
             if let assigned {
                 try checkAssignable(entity: entity, to: assigned)
                 return assigned
@@ -232,7 +235,7 @@ extension PersistentStoreCoordinator {
 
     /// Checks that an object of `entity` may be assigned to `store`.
     func checkAssignable(entity: EntityDescription, to store: PersistentStore) throws {
-        try performAndWait {
+        try withState {
             guard persistentStores.contains(where: { $0 === store }) else {
                 throw StoreError(code: .storeNotFound, message: "The store is not attached to this coordinator.",
                                  context: ErrorContext(entityName: entity.name, storeURL: store.url))

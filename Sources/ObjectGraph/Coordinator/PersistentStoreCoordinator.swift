@@ -2,13 +2,19 @@ import Foundation
 
 /// The coordinator: one model, many stores, and the one place where fetches and saves meet the stores.
 ///
-/// A coordinator is safe to share between threads and contexts: it serializes every request to its stores with
-/// one lock, so stores never see two requests at once. Stores are searched in the order they were added.
-public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mutable state is guarded by `lock`
+/// A coordinator is safe to share between threads and contexts. Reads (fetches, counts, faults filled) from
+/// several threads run at the same time; a save, or adding, removing or replacing a store, waits for the reads
+/// under way and runs alone, so every read sees each store entirely before or entirely after a change. A store
+/// that cannot answer two reads at once (``PersistentStore/allowsConcurrentReads``) gets them one at a time.
+/// Stores are searched in the order they were added.
+public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable state is guarded by `lock`
     /// The model; frozen by the coordinator.
     public let managedObjectModel: ManagedObjectModel
 
-    let lock = NSRecursiveLock()
+    /// Requests: reads share it, writes (saves, store changes) hold it alone.
+    let gate = ReadWriteGate()
+    /// The coordinator's own state (`stores`, `targetCache`, `strictRouting`, `saveObservers`), briefly.
+    private let lock = NSRecursiveLock()
     private var stores: [PersistentStore] = [] {
         didSet { targetCache.removeAll() }
     }
@@ -16,8 +22,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     var targetCache: [[String]: [(Int, PersistentStore, Set<String>)]] = [:]
     private var strictRouting = false
     private var saveObservers: [UUID: @Sendable (ContextDidSave) -> Void] = [:]
-    /// Incremented whenever a store is removed, so contexts can invalidate that store's objects.
-    private(set) var storeGeneration = 0
+    private var generation = 0
+    /// Incremented whenever a store is removed or replaced, so contexts can invalidate that store's objects.
+    var storeGeneration: Int { withState { generation } }
 
     /// Creates a coordinator for a model and freezes the model.
     public init(managedObjectModel: ManagedObjectModel) {
@@ -25,8 +32,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
         self.managedObjectModel = managedObjectModel
     }
 
-    /// Runs `body` while holding the coordinator's lock: no store changes and no request runs meanwhile.
+    /// Runs `body` as the coordinator's only request: no other request runs and no store changes meanwhile.
+    ///
+    /// Re-entrant: requests made inside `body` (a context's fetch or save) run as part of it.
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        try gate.write(body)
+    }
+
+    /// Runs `body` as a reader: other readers may run at the same time, but no save and no store change happens
+    /// until it returns, so every fetch inside `body` sees the same stores with the same contents.
+    ///
+    /// Fetches, counts and object lookups may run inside `body`; a save, or adding, removing or replacing a store,
+    /// may not (it would wait for `body` to finish) and stops the process with a message.
+    public func performReading<T>(_ body: () throws -> T) rethrows -> T {
+        try gate.read(body)
+    }
+
+    /// Runs `body` holding the lock of the coordinator's own state: short, and never around a store's work.
+    func withState<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
@@ -34,8 +57,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
 
     /// When on, a save fails rather than picking the first of several writable stores that could hold a new object.
     public var usesStrictRouting: Bool {
-        get { performAndWait { strictRouting } }
-        set { performAndWait { strictRouting = newValue } }
+        get { withState { strictRouting } }
+        set { withState { strictRouting = newValue } }
     }
 
     // MARK: Store types
@@ -51,7 +74,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     // MARK: Stores
 
     /// The attached stores, in the order they were added.
-    public var persistentStores: [PersistentStore] { performAndWait { stores } }
+    public var persistentStores: [PersistentStore] { withState { stores } }
 
     /// Adds a store: creates it, reads its metadata, checks the model, loads it.
     ///
@@ -68,6 +91,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
                                    options: PersistentStoreOptions = [:]) throws -> PersistentStore {
         let store = try makeStore(type: type, configurationName: configurationName, url: url, options: options)
         try performAndWait {
+            try withState {
             if let url, stores.contains(where: { $0.url?.standardizedFileURL == url.standardizedFileURL }) {
                 throw StoreError(code: .storeAlreadyAdded,
                                  message: "A store for \(url.path) is already attached; remove it first.",
@@ -80,6 +104,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
                                  context: ErrorContext(storeURL: url))
             }
             stores.append(store)
+            }
         }
         return store
     }
@@ -126,12 +151,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     /// - Throws: ``StoreError/Code/storeNotFound`` if the store is not attached.
     public func remove(_ store: PersistentStore) throws {
         try performAndWait {
-            guard let index = stores.firstIndex(where: { $0 === store }) else {
-                throw StoreError(code: .storeNotFound, message: "The store is not attached to this coordinator.",
-                                 context: ErrorContext(storeURL: store.url))
+            try withState {
+                guard let index = stores.firstIndex(where: { $0 === store }) else {
+                    throw StoreError(code: .storeNotFound, message: "The store is not attached to this coordinator.",
+                                     context: ErrorContext(storeURL: store.url))
+                }
+                stores.remove(at: index)
+                generation += 1
             }
-            stores.remove(at: index)
-            storeGeneration += 1
         }
         store.didRemove()
     }
@@ -141,12 +168,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     /// The daemon uses this to swap in a newer release of a file: a fetch sees either the old or the new store.
     public func replace(_ old: PersistentStore, with new: PersistentStore) throws {
         try performAndWait {
-            guard let index = stores.firstIndex(where: { $0 === old }) else {
-                throw StoreError(code: .storeNotFound, message: "The store to replace is not attached.",
-                                 context: ErrorContext(storeURL: old.url))
+            try withState {
+                guard let index = stores.firstIndex(where: { $0 === old }) else {
+                    throw StoreError(code: .storeNotFound, message: "The store to replace is not attached.",
+                                     context: ErrorContext(storeURL: old.url))
+                }
+                stores[index] = new
+                generation += 1
             }
-            stores[index] = new
-            storeGeneration += 1
         }
         old.didRemove()
     }
@@ -162,29 +191,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     /// Attaches a store made by ``loadDetachedStore(type:configurationName:at:options:)``.
     public func attach(_ store: PersistentStore) throws {
         try performAndWait {
-            guard !stores.contains(where: { $0 === store || $0.identifier == store.identifier }) else {
-                throw StoreError(code: .storeAlreadyAdded, message: "The store is already attached.",
-                                 context: ErrorContext(storeURL: store.url))
+            try withState {
+                guard !stores.contains(where: { $0 === store || $0.identifier == store.identifier }) else {
+                    throw StoreError(code: .storeAlreadyAdded, message: "The store is already attached.",
+                                     context: ErrorContext(storeURL: store.url))
+                }
+                stores.append(store)
             }
-            stores.append(store)
         }
     }
 
     /// The attached store at a URL, if any.
     public func persistentStore(for url: URL) -> PersistentStore? {
-        performAndWait { stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL } }
+        withState { stores.first { $0.url?.standardizedFileURL == url.standardizedFileURL } }
     }
 
     /// The attached store with an identifier (UUID), if any.
     public func persistentStore(withIdentifier identifier: String) -> PersistentStore? {
-        performAndWait { stores.first { $0.identifier == identifier } }
+        withState { stores.first { $0.identifier == identifier } }
     }
 
     /// Moves a store to a new URL; its next save writes there. Returns `false` if the store is not attached.
     @discardableResult
     public func setURL(_ url: URL, for store: PersistentStore) -> Bool {
         performAndWait {
-            guard stores.contains(where: { $0 === store }) else { return false }
+            guard withState({ stores.contains(where: { $0 === store }) }) else { return false }
             store.url = url
             return true
         }
@@ -192,7 +223,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
 
     /// The metadata of an attached store.
     public func metadata(for store: PersistentStore) -> StoreMetadata {
-        performAndWait { store.metadata }
+        performReading { store.metadata }
     }
 
     /// Replaces the metadata of a store (its UUID is kept); written with the store's next save.
@@ -228,7 +259,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
             managedObjectModel.entitiesByName[id.entityName] != nil
         else { return nil }
         if id.isTemporaryID { return id }
-        return performAndWait {
+        return withState {
             stores.contains { $0.identifier == id.storeIdentifier } ? id : nil
         }
     }
@@ -248,17 +279,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // all mut
     @discardableResult
     public func addSaveObserver(_ observer: @escaping @Sendable (ContextDidSave) -> Void) -> UUID {
         let token = UUID()
-        performAndWait { saveObservers[token] = observer }
+        withState { saveObservers[token] = observer }
         return token
     }
 
     /// Stops calling a save observer.
     public func removeSaveObserver(_ token: UUID) {
-        performAndWait { saveObservers[token] = nil }
+        withState { saveObservers[token] = nil }
     }
 
     func notifySaved(_ event: ContextDidSave) {
-        let observers = performAndWait { Array(saveObservers.values) }
+        let observers = withState { Array(saveObservers.values) }
         for observer in observers { observer(event) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The family of stores that load the whole graph at once and write it as one unit (Core Data's
 /// `NSAtomicStore`): the in-memory, XML and binary stores and custom file formats.
@@ -10,15 +11,23 @@ import Foundation
 /// - ``PersistentStore/load()`` (read the file and call ``addCacheNodes(_:)``),
 /// - ``prepareWrite(records:metadata:)`` (encode the records, usually with ``AtomicFileWriter``) — omit it for a
 ///   read-only format and add the store with the `.readOnly` option.
-open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only under its coordinator's lock
-    private var tables: [String: [Int64: StoreRecord]] = [:]  // every change also empties `sortedOrders`
+open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change only `orders`, under its lock
+    // Changed only by loads and saves, which the coordinator never runs beside a read.
+    private var tables: [String: [Int64: StoreRecord]] = [:]  // every change also empties the cached orders
     private var recordCount = 0
     /// Records in the order of a sort, by entity names and sort keys: built by the first sorted fetch, reused by the
-    /// next ones until the records change (any change to `tables` drops them).
-    private var sortedOrders: [SortedOrder.Key: SortedOrder] = [:]
+    /// next ones until the records change (any change to `tables` drops them). Reads fill it, hence its lock.
+    private let orders = Mutex(SortedOrders())
     /// At most this many sort orders are kept; the least recently used goes first.
     static let sortedOrderLimit = 8
-    private var sortedOrderUse = 0
+
+    private struct SortedOrders: ~Copyable {
+        var byKey: [SortedOrder.Key: SortedOrder] = [:]
+        var use = 0
+    }
+
+    /// Reads change nothing but the cached sort orders, which are guarded.
+    open override class var allowsConcurrentReads: Bool { true }
     /// The next unused reference key (Core Data's XML `nextObjectID`).
     public var nextReferenceKey: Int64 = 1
 
@@ -26,7 +35,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
 
     /// Adds loaded records to the store's cache; used by ``PersistentStore/load()``.
     public func addCacheNodes(_ records: [StoreRecord]) {
-        sortedOrders.removeAll()
+        orders.withLock { $0.byKey.removeAll() }
         for record in records {
             let id = record.objectID
             if tables[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
@@ -99,11 +108,25 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
     /// The records of the request's entities in the order of its sort keys, ties by reference key (no sort keys:
     /// by reference key); cached.
     private func sortedOrder(_ request: StoreFetchRequest, key: SortedOrder.Key) throws -> SortedOrder {
-        sortedOrderUse += 1
-        if let order = sortedOrders[key] {
-            order.lastUse = sortedOrderUse
+        // Built while holding the lock: two fetches needing the same new order build it once.
+        try orders.withLock { orders in
+            orders.use += 1
+            if let order = orders.byKey[key] {
+                order.lastUse = orders.use
+                return order
+            }
+            let order = try buildOrder(request, key: key, use: orders.use)
+            if orders.byKey.count >= Self.sortedOrderLimit,
+                let oldest = orders.byKey.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                orders.byKey[oldest] = nil
+            }
+            orders.byKey[key] = order
             return order
         }
+    }
+
+    private func buildOrder(_ request: StoreFetchRequest, key: SortedOrder.Key, use: Int) throws -> SortedOrder {
         let views = views(of: request.entityNames)
         let keys = request.sortKeys
         let width = keys.count
@@ -112,15 +135,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         var sortedPrepared: [SortValue] = []
         sortedPrepared.reserveCapacity(prepared.count)
         for position in positions { sortedPrepared.append(contentsOf: prepared[(position * width)..<(position * width + width)]) }
-        let order = SortedOrder(views: positions.map { views[$0] }, keys: keys, prepared: sortedPrepared,
-                                lastUse: sortedOrderUse)
-        if sortedOrders.count >= Self.sortedOrderLimit,
-            let oldest = sortedOrders.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
-        {
-            sortedOrders[oldest] = nil
-        }
-        sortedOrders[key] = order
-        return order
+        return SortedOrder(views: positions.map { views[$0] }, keys: keys, prepared: sortedPrepared, lastUse: use)
     }
 
     /// A sort key's value for a record: a plain attribute is read straight from the record, key paths through the
@@ -198,7 +213,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
         let write = try prepareWrite(records: ordered, metadata: newMetadata)
         return StagedAtomicSave(write: write) { [self] in
             tables = staged
-            sortedOrders.removeAll()
+            orders.withLock { $0.byKey.removeAll() }
             recordCount = stagedCount
             metadata = newMetadata
         }
@@ -250,7 +265,8 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // used only und
 
 extension AtomicStore {
     /// Records in one order, with their sort values prepared for comparing (`keys.count` values per record).
-    final class SortedOrder {  // a class: a cache hit hands it out and marks its use without copying
+    /// A class: a cache hit hands it out and marks its use without copying.
+    final class SortedOrder: @unchecked Sendable {  // immutable but `lastUse`, which changes under the store's lock
         struct Key: Hashable {
             let entityNames: Set<String>
             let sortKeys: [SortKey]
@@ -377,7 +393,7 @@ extension StoreFetchResult {
 }
 
 /// The store that keeps its objects in memory only (Core Data's `NSInMemoryStoreType`).
-public final class InMemoryStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class InMemoryStore: AtomicStore, @unchecked Sendable {  // as AtomicStore
     public override class var storeType: PersistentStoreType { .inMemory }
     public override var writesFiles: Bool { false }
 }

@@ -5,11 +5,14 @@ import Synchronization
 ///
 /// Stores come in two families, as in Core Data: ``AtomicStore`` (the whole graph is loaded and written as one
 /// unit; the in-memory, XML and binary stores and custom formats) and ``IncrementalStore`` (the store executes
-/// fetches and saves itself; the SQLite store). The coordinator calls a store only while holding its own lock,
-/// so a store needs no locking of its own and never sees two requests at once.
+/// fetches and saves itself; the SQLite store).
+///
+/// The coordinator never runs a save, a load or a metadata change on a store while another request of any kind
+/// runs on it. Reads (``fetch(_:)``, ``count(_:)``, ``record(for:)``, ``records(for:)``) come one at a time
+/// unless the store class says it can answer several at once (``allowsConcurrentReads``).
 ///
 /// Subclasses override the request methods; the defaults throw ``StoreError/Code/unsupportedRequest``.
-open class PersistentStore: @unchecked Sendable {  // used only under its coordinator's lock
+open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// The store's type.
     public let type: PersistentStoreType
     /// The configuration whose entities the store holds; `nil` holds every entity.
@@ -74,6 +77,25 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
     public func modelVersionHashes() -> [String: Data] {
         let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
         return Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.versionHash) })
+    }
+
+    /// Whether the coordinator may call the store's read methods from several threads at once.
+    ///
+    /// The default, `false`, has the coordinator call them one at a time. A store whose reads change none of its
+    /// state, or guard what they change (a cache), overrides it with `true`. Saves and loads never overlap reads
+    /// either way.
+    open class var allowsConcurrentReads: Bool { false }
+
+    /// Serializes reads for stores that do not allow concurrent ones.
+    private let readLock = NSRecursiveLock()
+
+    /// Runs one of the store's reads: at once, or, when the store does not allow concurrent reads, after the
+    /// reads under way on other threads.
+    func serializingReads<T>(_ body: () throws -> T) rethrows -> T {
+        if Self.allowsConcurrentReads { return try body() }
+        readLock.lock()
+        defer { readLock.unlock() }
+        return try body()
     }
 
     /// Loads the store's contents. Called once, after ``loadMetadata()``, when the store is added.
@@ -155,7 +177,7 @@ open class PersistentStore: @unchecked Sendable {  // used only under its coordi
 /// read batches of faults with one query, ``PersistentStore/records(for:)``),
 /// ``PersistentStore/newReferenceKeys(forEntityName:count:)``, ``PersistentStore/prepareSave(_:)`` and
 /// ``PersistentStore/allRecords()``.
-open class IncrementalStore: PersistentStore, @unchecked Sendable {}  // used only under its coordinator's lock
+open class IncrementalStore: PersistentStore, @unchecked Sendable {}  // its coordinator keeps writes apart from reads
 
 /// The source of ``PersistentStore/instanceNumber``.
 enum StoreInstanceNumbers {

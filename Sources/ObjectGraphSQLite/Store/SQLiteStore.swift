@@ -24,7 +24,7 @@ import ObjectGraph
 /// lightweight migration with `.migratePersistentStoresAutomatically` and `.inferMappingModelAutomatically`.
 ///
 /// The coordinator serializes every call, so the store needs no locking of its own.
-public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see PersistentStore
     /// `.sqlite`.
     public override class var storeType: PersistentStoreType { .sqlite }
 

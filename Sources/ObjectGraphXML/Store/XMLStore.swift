@@ -20,7 +20,7 @@ import SafeXML
 /// properties the model lacks (and, checked by the coordinator, different entity version hashes — stores written
 /// by Core Data itself carry Apple's hashes, so open those with `.ignoresModelVersion`), ``StoreError/Code/io``
 /// when the file cannot be read.
-public final class XMLStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class XMLStore: AtomicStore, @unchecked Sendable {  // see PersistentStore
     /// ``ObjectGraph/PersistentStoreType/xml``.
     public override class var storeType: PersistentStoreType { .xml }
 

@@ -15,7 +15,7 @@ extension PersistentStoreType {
 ///
 /// The store's UUID is derived from the file's path, so URIs of its objects stay the same when the file is replaced
 /// by a newer release. Saving is refused: add these stores with the `.readOnly` option.
-open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see PersistentStore
     /// The document read from the file (kept for computing what changed between releases).
     public private(set) var document: ScheduleDocument?
 
@@ -77,19 +77,19 @@ open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // used only u
 }
 
 /// frab/Pentabarf XML files.
-public final class FrabXMLStore: ScheduleFileStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class FrabXMLStore: ScheduleFileStore, @unchecked Sendable {  // see PersistentStore
     public override class var storeType: PersistentStoreType { .frabXML }
     public override class var format: ScheduleFormat { .frabXML }
 }
 
 /// frab JSON files.
-public final class FrabJSONStore: ScheduleFileStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class FrabJSONStore: ScheduleFileStore, @unchecked Sendable {  // see PersistentStore
     public override class var storeType: PersistentStoreType { .frabJSON }
     public override class var format: ScheduleFormat { .frabJSON }
 }
 
 /// iCalendar files.
-public final class ICalendarStore: ScheduleFileStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class ICalendarStore: ScheduleFileStore, @unchecked Sendable {  // see PersistentStore
     public override class var storeType: PersistentStoreType { .iCalendar }
     public override class var format: ScheduleFormat { .iCalendar }
 }

@@ -13,7 +13,7 @@ extension PersistentStoreType {
 ///
 /// A missing file is a new, empty store; the file is written on the first save. Truncated, damaged or foreign files
 /// are refused with ``StoreError/Code/corruptFile`` or ``StoreError/Code/foreignFile``.
-public final class BinaryStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
+public final class BinaryStore: AtomicStore, @unchecked Sendable {  // see PersistentStore
     public override class var storeType: PersistentStoreType { .binary }
 
     private var fileBytes: Data?

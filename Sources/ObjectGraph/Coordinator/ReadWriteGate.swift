@@ -1,0 +1,75 @@
+import Foundation
+
+/// A readers-writer lock for the coordinator's requests: any number of readers at once, or one writer.
+///
+/// - Re-entrant: a thread that holds the gate (for reading or writing) may enter it again for reading, and a writer
+///   may enter again for writing. A reader may not start writing: that would wait for itself, so it is a
+///   programmer error that stops the process with a message.
+/// - Writers go first: once a writer waits, new readers wait behind it (a reader already inside may still enter
+///   again), so a steady stream of fetches cannot keep a save or a store replacement waiting for ever.
+///
+/// The gate is held only by synchronous code, so a thread identifies its holder.
+final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `condition`
+    private let condition = NSCondition()
+    /// Threads reading, with how many times each entered.
+    private var readers: [pthread_t: Int] = [:]
+    private var writer: pthread_t?
+    private var writerDepth = 0
+    private var waitingWriters = 0
+
+    /// Runs `body` as a reader.
+    func read<T>(_ body: () throws -> T) rethrows -> T {
+        let me = pthread_self()
+        condition.lock()
+        let isWriter = writer == me
+        if !isWriter {
+            if readers[me] == nil {
+                while writer != nil || waitingWriters > 0 { condition.wait() }
+            }
+            readers[me, default: 0] += 1
+        }
+        condition.unlock()
+        defer {
+            if !isWriter {
+                condition.lock()
+                let depth = readers[me]! - 1
+                if depth == 0 {
+                    readers[me] = nil
+                    if readers.isEmpty { condition.broadcast() }
+                } else {
+                    readers[me] = depth
+                }
+                condition.unlock()
+            }
+        }
+        return try body()
+    }
+
+    /// Runs `body` as the only writer: no reader and no other writer runs meanwhile.
+    func write<T>(_ body: () throws -> T) rethrows -> T {
+        let me = pthread_self()
+        condition.lock()
+        if writer == me {
+            writerDepth += 1
+        } else {
+            precondition(readers[me] == nil, "A coordinator request that changes stores (a save, or adding, removing "
+                + "or replacing a store) was started inside performReading; start it outside.")
+            waitingWriters += 1
+            while writer != nil || !readers.isEmpty { condition.wait() }
+            waitingWriters -= 1
+            writer = me
+            writerDepth = 1
+        }
+        condition.unlock()
+        defer {
+            condition.lock()
+            writerDepth -= 1
+            if writerDepth == 0 {
+                writer = nil
+                condition.broadcast()
+            }
+            condition.unlock()
+        }
+        return try body()
+    }
+}
