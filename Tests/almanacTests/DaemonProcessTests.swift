@@ -158,4 +158,50 @@ struct DaemonProcessTests {
         restarted.waitUntilExit()
         #expect(restarted.terminationStatus == 0)
     }
+
+    /// Files renamed into the folder while the daemon starts (before, during and right after its scan of 200
+    /// files) are all attached: the folder is watched before it is scanned, so none falls between the two.
+    @Test func filesDroppedDuringStartUpAreAttached() async throws {
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let sample = Self.samples.appendingPathComponent("open-data-evening-2026.ics")
+        for index in 0..<200 {
+            try FileManager.default.copyItem(at: sample,
+                                             to: sandbox.inbox.appendingPathComponent("filler-\(index).ics"))
+        }
+        let notify = NotifySocket()
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: try Self.binary("almanacd"))
+        daemon.arguments = sandbox.daemonArguments
+        daemon.environment = ["NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin"]
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+
+        func drop(_ name: String) throws {
+            let staged = sandbox.root.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: sample, to: staged)
+            try FileManager.default.moveItem(at: staged, to: sandbox.inbox.appendingPathComponent(name))
+        }
+        var dropped: [String] = []
+        for (index, delay) in [20, 100, 250, 500, 1000].enumerated() {
+            try await Task.sleep(for: .milliseconds(delay))
+            dropped.append("early-\(index).ics")
+            try drop(dropped.last!)
+        }
+        _ = notify.wait(for: "READY=1")
+        dropped.append("at-ready.ics")
+        try drop(dropped.last!)
+
+        var missing = dropped
+        for _ in 0..<100 where !missing.isEmpty {
+            let stores = try await sandbox.client(["stores", "--format", "json"])
+            missing.removeAll { stores.stdout.contains($0) }
+            if !missing.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(missing.isEmpty, "never attached: \(missing)")
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+    }
 }

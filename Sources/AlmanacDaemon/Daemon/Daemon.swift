@@ -15,7 +15,13 @@ public enum Daemon {
         let notifier = SystemdNotifier()
         let core = try DaemonCore(configuration: configuration)
         let events = EventHub()
+        // Watching starts before the scan: a file dropped from now on is reported even if the scan missed it.
+        #if canImport(Glibc)
+        let watcher = WatcherService(core: core, events: events, logger: logger,
+                                     watcher: try DirectoryWatcher(folders: configuration.watchFolders))
+        #else
         let watcher = WatcherService(core: core, events: events, logger: logger)
+        #endif
         for folder in configuration.watchFolders {
             if !FileManager.default.fileExists(atPath: folder.path) {
                 logger.warning("the watched folder \(folder.path) does not exist yet; waiting for it")

@@ -5,14 +5,19 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Turns the watcher's events into attaches, replacements and detaches, and publishes each as a subscription event.
+///
+/// The watcher is made (its inotify watches added) before the daemon scans the folders, so a file dropped while
+/// the scan runs or before this service starts is still reported: inotify queues the event meanwhile.
 struct WatcherService: Service {
     let core: DaemonCore
     let events: EventHub
     let logger: Logger
+    #if canImport(Glibc)
+    let watcher: DirectoryWatcher
+    #endif
 
     func run() async throws {
         #if canImport(Glibc)
-        let watcher = try DirectoryWatcher(folders: core.configuration.watchFolders)
         await cancelWhenGracefulShutdown {
             for await event in watcher {
                 switch event {
