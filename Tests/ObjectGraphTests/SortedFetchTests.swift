@@ -11,13 +11,19 @@ struct SortedFetchTests {
     static let titles = ["Alpha", "beta", "Gamma", "delta", "Alpha", "Room 10", "Room 2"]
 
     /// Four stores of three kinds with 240 sessions and workshops, many ties among titles and durations.
-    func populatedCoordinator(_ folder: TemporaryFolder) throws -> (PersistentStoreCoordinator, [PersistentStore]) {
+    ///
+    /// With `atomicOnly`, the third store is an XML store instead of SQLite: fetches over atomic stores only walk
+    /// the coordinator's merged orders rather than merging store cursors.
+    func populatedCoordinator(_ folder: TemporaryFolder, atomicOnly: Bool = false) throws
+        -> (PersistentStoreCoordinator, [PersistentStore])
+    {
         _ = StoreKind.all
         let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
         let stores = [
             try coordinator.addPersistentStore(type: .inMemory),
             try coordinator.addPersistentStore(type: .binary, at: folder.file("b.bin")),
-            try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
+            atomicOnly ? try coordinator.addPersistentStore(type: .xml, at: folder.file("c.xml"))
+                : try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
             try coordinator.addPersistentStore(type: .inMemory),
         ]
         var random = SeededGenerator(seed: 42)
@@ -61,9 +67,10 @@ struct SortedFetchTests {
         return Array(limit > 0 ? paged.prefix(limit) : paged)
     }
 
-    @Test func mergedSortedPagesEqualAPlainSort() throws {
+    @Test(arguments: [false, true])
+    func mergedSortedPagesEqualAPlainSort(atomicOnly: Bool) throws {
         let folder = TemporaryFolder()
-        let (coordinator, _) = try populatedCoordinator(folder)
+        let (coordinator, _) = try populatedCoordinator(folder, atomicOnly: atomicOnly)
         let keyChoices: [[SortKey]] = [
             [SortKey("title")], [SortKey("duration", ascending: false)], [SortKey("start"), SortKey("title")],
             [SortKey("title", comparison: .localizedStandard), SortKey("duration", ascending: false)],
@@ -127,6 +134,45 @@ struct SortedFetchTests {
         #expect(after[1].objectID == renamed.objectID)
         #expect(!after.contains { $0.objectID == all.first!.objectID })
         #expect(after[2].objectID == before[1].objectID)
+    }
+
+    /// Fetches over several atomic stores reuse a merged order; every save, removal, replacement and re-adding
+    /// of a store makes the next fetch see the change.
+    @Test func mergedOrdersFollowSavesAndStoreChanges() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, stores) = try populatedCoordinator(folder, atomicOnly: true)
+        let keys = [SortKey("title"), SortKey("duration", ascending: false)]
+        func check(_ step: String) throws {
+            for limit in [0, 7] {
+                let request = FetchRequest(entityName: "Session")
+                request.sortKeys = keys
+                request.fetchLimit = limit
+                request.fetchOffset = 2
+                let fetched = try ManagedObjectContext(coordinator: coordinator).fetch(request).map(\.objectID)
+                #expect(fetched == (try expected(coordinator, entity: "Session", predicate: nil, keys: keys, offset: 2,
+                                                 limit: limit)), "\(step), limit \(limit)")
+            }
+        }
+        try check("first fetch")
+        try check("cached")
+
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let first = FetchRequest(entityName: "Session")
+        first.sortKeys = keys
+        let sessions = try context.fetch(first)
+        sessions.last!.setValue("AAA", forKey: "title")
+        context.delete(sessions[3])
+        try context.assign(context.makeSession("new", title: "Alpha"), to: stores[3])
+        try context.save()
+        try check("after a save")
+
+        try coordinator.remove(stores[1])
+        try check("after removing a store")
+        let replacement = try coordinator.loadDetachedStore(type: .binary, at: stores[1].url!)
+        try coordinator.replace(stores[2], with: replacement)
+        try check("after replacing a store")
+        try coordinator.attach(try coordinator.loadDetachedStore(type: .xml, at: folder.file("c.xml")))
+        try check("after attaching a store")
     }
 
     @Test func aFailedSaveLeavesTheCachedOrderValid() throws {

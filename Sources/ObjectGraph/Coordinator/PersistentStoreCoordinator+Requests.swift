@@ -71,6 +71,13 @@ extension PersistentStoreCoordinator {
                propertiesToFetch: [String]? = nil) throws -> [MergedFetchResult] {
         try performReading {
             let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
+            if targets.count > 1, !sortKeys.isEmpty, propertiesToFetch == nil,
+                targets.allSatisfy({ $0.1 is AtomicStore })
+            {
+                let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
+                                             targets: targets)
+                return try merged.results(predicate: predicate?.compiled(), offset: offset, limit: limit)
+            }
             let perStoreLimit = limit > 0 ? offset + limit : 0
             var sources: [MergeSource] = []
             var orderKey: AtomicStore.SortedOrder.Key?
@@ -91,6 +98,29 @@ extension PersistentStoreCoordinator {
                 }
             }
             return try Self.merge(sources, sortKeys: sortKeys, offset: offset, limit: limit)
+        }
+    }
+
+    /// The merged sorted order of several atomic stores' records, from the cache or merged now.
+    private func mergedOrder(entity: EntityDescription, entityNames: [String], sortKeys: [SortKey],
+                             targets: [(Int, PersistentStore, Set<String>)]) throws -> MergedOrder {
+        let atomics = targets.map { ($0.0, $0.1 as! AtomicStore, $0.2) }
+        let stamps = atomics.map { index, store, _ in
+            MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: index,
+                              contentVersion: store.contentVersion)
+        }
+        let key = AtomicStore.SortedOrder.Key(entityNames: Set(entityNames), sortKeys: sortKeys)
+        return try mergedOrders.order(for: key, stamps: stamps) { use in
+            var orderKey: AtomicStore.SortedOrder.Key?
+            let orders = try atomics.map { index, store, names in
+                if orderKey?.entityNames != names {
+                    orderKey = AtomicStore.SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
+                }
+                let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: nil, sortKeys: sortKeys,
+                                                limit: 0, includesValues: true)
+                return (storeIndex: index, order: try store.sortedOrder(request, key: orderKey!))
+            }
+            return MergedOrder.merge(orders, sortKeys: sortKeys, stamps: stamps, use: use)
         }
     }
 

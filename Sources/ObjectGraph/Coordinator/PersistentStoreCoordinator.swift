@@ -16,8 +16,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// The coordinator's own state (`stores`, `targetCache`, `strictRouting`, `saveObservers`), briefly.
     private let lock = NSRecursiveLock()
     private var stores: [PersistentStore] = [] {
-        didSet { targetCache.removeAll() }
+        didSet {
+            targetCache.removeAll()
+            mergedOrders.removeAll()
+        }
     }
+    /// Sorted orders merged across atomic stores, for repeated sorted fetches over many stores.
+    let mergedOrders = MergedOrderCache()
     /// The stores each set of entity names reaches (requests without `affectedStores`), until the stores change.
     var targetCache: [[String]: [(Int, PersistentStore, Set<String>)]] = [:]
     private var strictRouting = false

@@ -26,6 +26,10 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         var use = 0
     }
 
+    /// Changes whenever the records change (a load adds records, a save commits): caches of what the store holds
+    /// compare it.
+    private(set) var contentVersion: UInt64 = 0
+
     /// Reads change nothing but the cached sort orders, which are guarded.
     open override class var allowsConcurrentReads: Bool { true }
     /// The next unused reference key (Core Data's XML `nextObjectID`).
@@ -36,6 +40,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     /// Adds loaded records to the store's cache; used by ``PersistentStore/load()``.
     public func addCacheNodes(_ records: [StoreRecord]) {
         orders.withLock { $0.byKey.removeAll() }
+        contentVersion += 1
         for record in records {
             let id = record.objectID
             if tables[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
@@ -107,7 +112,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
 
     /// The records of the request's entities in the order of its sort keys, ties by reference key (no sort keys:
     /// by reference key); cached.
-    private func sortedOrder(_ request: StoreFetchRequest, key: SortedOrder.Key) throws -> SortedOrder {
+    func sortedOrder(_ request: StoreFetchRequest, key: SortedOrder.Key) throws -> SortedOrder {
         // Built while holding the lock: two fetches needing the same new order build it once.
         try orders.withLock { orders in
             orders.use += 1
@@ -214,6 +219,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         return StagedAtomicSave(write: write) { [self] in
             tables = staged
             orders.withLock { $0.byKey.removeAll() }
+            contentVersion += 1
             recordCount = stagedCount
             metadata = newMetadata
         }

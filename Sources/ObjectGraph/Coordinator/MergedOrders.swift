@@ -1,0 +1,125 @@
+import Synchronization
+
+/// The sorted orders of several atomic stores merged into one, kept for the next fetch that asks the same stores
+/// for the same order.
+///
+/// Merging 100 stores' cursors for every limit-50 fetch costs a heap of 100 cursors; walking a merged order costs
+/// the 50 matches. An order stays valid while every store in it is the same store object, at the same position
+/// among the coordinator's stores, with the same contents (``AtomicStore/contentVersion``).
+final class MergedOrder: @unchecked Sendable {  // immutable once made
+    /// What the order was built from: each store object, its position, its contents.
+    struct Stamp: Equatable {
+        let instanceNumber: UInt64
+        let storeIndex: Int
+        let contentVersion: UInt64
+    }
+
+    let stamps: [Stamp]
+    /// The records in order, and the add-order position of each one's store.
+    let views: [AtomicStore.RecordView]
+    let storeIndices: [Int32]
+    var lastUse: Int
+
+    init(stamps: [Stamp], views: [AtomicStore.RecordView], storeIndices: [Int32], lastUse: Int) {
+        self.stamps = stamps
+        self.views = views
+        self.storeIndices = storeIndices
+        self.lastUse = lastUse
+    }
+
+    /// Merges the stores' own sorted orders: by the sort keys, ties by store add order, then in each store's order.
+    static func merge(_ orders: [(storeIndex: Int, order: AtomicStore.SortedOrder)], sortKeys: [SortKey],
+                      stamps: [Stamp], use: Int) -> MergedOrder {
+        let width = sortKeys.count
+        let total = orders.reduce(0) { $0 + $1.order.views.count }
+        var views: [AtomicStore.RecordView] = []
+        var storeIndices: [Int32] = []
+        views.reserveCapacity(total)
+        storeIndices.reserveCapacity(total)
+        var positions = [Int](repeating: 0, count: orders.count)
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            let (left, right) = (orders[a].order, orders[b].order)
+            let (leftBase, rightBase) = (positions[a] * width, positions[b] * width)
+            for (offset, key) in sortKeys.enumerated() {
+                let order = left.prepared[leftBase + offset].compare(to: right.prepared[rightBase + offset])
+                if order != .orderedSame { return key.ascending ? order == .orderedAscending : order == .orderedDescending }
+            }
+            return orders[a].storeIndex < orders[b].storeIndex
+        }
+        var heap = orders.indices.filter { !orders[$0].order.views.isEmpty }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+            IndexHeap.siftDown(&heap, from: index, isAbove: precedes)
+        }
+        while let source = heap.first {
+            views.append(orders[source].order.views[positions[source]])
+            storeIndices.append(Int32(orders[source].storeIndex))
+            positions[source] += 1
+            if positions[source] == orders[source].order.views.count {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            IndexHeap.siftDown(&heap, from: 0, isAbove: precedes)
+        }
+        return MergedOrder(stamps: stamps, views: views, storeIndices: storeIndices, lastUse: use)
+    }
+
+    /// The matches in order, after skipping `offset` of them, at most `limit` (0: no limit).
+    func results(predicate: CompiledPredicate?, offset: Int, limit: Int) throws -> [MergedFetchResult] {
+        var results: [MergedFetchResult] = []
+        if limit > 0 { results.reserveCapacity(limit) }
+        var skipped = 0
+        for index in views.indices {
+            if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
+            let view = views[index]
+            if let predicate, try !predicate.evaluate(with: view) { continue }
+            if skipped < offset {
+                skipped += 1
+                continue
+            }
+            results.append(MergedFetchResult(
+                result: StoreFetchResult(objectID: view.record.objectID, sortValues: [], record: view.record),
+                storeIndex: Int(storeIndices[index])))
+            if limit > 0, results.count == limit { break }
+        }
+        return results
+    }
+}
+
+/// The coordinator's merged orders, by entity names and sort keys; at most ``limit``, least recently used first out.
+final class MergedOrderCache: Sendable {
+    static let limit = 8
+
+    private struct State: ~Copyable {
+        var orders: [AtomicStore.SortedOrder.Key: MergedOrder] = [:]
+        var use = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The merged order for `key` over `stores`, merged now if there is none or the stores changed.
+    ///
+    /// Built while holding the cache's lock, so concurrent fetches needing the same new order build it once.
+    func order(for key: AtomicStore.SortedOrder.Key, stamps: [MergedOrder.Stamp],
+               build: (Int) throws -> MergedOrder) rethrows -> MergedOrder {
+        try state.withLock { state in
+            state.use += 1
+            if let order = state.orders[key], order.stamps == stamps {
+                order.lastUse = state.use
+                return order
+            }
+            let order = try build(state.use)
+            if state.orders[key] == nil, state.orders.count >= Self.limit,
+                let oldest = state.orders.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                state.orders[oldest] = nil
+            }
+            state.orders[key] = order
+            return order
+        }
+    }
+
+    /// Forgets every order (the stores changed: orders of removed stores must not keep their records alive).
+    func removeAll() {
+        state.withLock { $0.orders.removeAll() }
+    }
+}
