@@ -18,12 +18,18 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     /// The records in order, and the add-order position of each one's store.
     let views: [AtomicStore.RecordView]
     let storeIndices: [Int32]
+    /// The sort values of each record, prepared for comparing (`width` per record), for merging with other stores.
+    let prepared: [SortValue]
+    let width: Int
     var lastUse: Int
 
-    init(stamps: [Stamp], views: [AtomicStore.RecordView], storeIndices: [Int32], lastUse: Int) {
+    init(stamps: [Stamp], views: [AtomicStore.RecordView], storeIndices: [Int32], prepared: [SortValue], width: Int,
+         lastUse: Int) {
         self.stamps = stamps
         self.views = views
         self.storeIndices = storeIndices
+        self.prepared = prepared
+        self.width = width
         self.lastUse = lastUse
     }
 
@@ -34,8 +40,10 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         let total = orders.reduce(0) { $0 + $1.order.views.count }
         var views: [AtomicStore.RecordView] = []
         var storeIndices: [Int32] = []
+        var prepared: [SortValue] = []
         views.reserveCapacity(total)
         storeIndices.reserveCapacity(total)
+        prepared.reserveCapacity(total * width)
         var positions = [Int](repeating: 0, count: orders.count)
         func precedes(_ a: Int, _ b: Int) -> Bool {
             let (left, right) = (orders[a].order, orders[b].order)
@@ -51,8 +59,10 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
             IndexHeap.siftDown(&heap, from: index, isAbove: precedes)
         }
         while let source = heap.first {
-            views.append(orders[source].order.views[positions[source]])
+            let order = orders[source].order
+            views.append(order.views[positions[source]])
             storeIndices.append(Int32(orders[source].storeIndex))
+            prepared.append(contentsOf: order.prepared[(positions[source] * width)..<(positions[source] * width + width)])
             positions[source] += 1
             if positions[source] == orders[source].order.views.count {
                 heap[0] = heap[heap.count - 1]
@@ -60,28 +70,40 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
             }
             IndexHeap.siftDown(&heap, from: 0, isAbove: precedes)
         }
-        return MergedOrder(stamps: stamps, views: views, storeIndices: storeIndices, lastUse: use)
+        return MergedOrder(stamps: stamps, views: views, storeIndices: storeIndices, prepared: prepared, width: width,
+                           lastUse: use)
     }
 
-    /// The matches in order, after skipping `offset` of them, at most `limit` (0: no limit).
-    func results(predicate: CompiledPredicate?, offset: Int, limit: Int) throws -> [MergedFetchResult] {
-        var results: [MergedFetchResult] = []
-        if limit > 0 { results.reserveCapacity(limit) }
-        var skipped = 0
-        for index in views.indices {
-            if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
-            let view = views[index]
-            if let predicate, try !predicate.evaluate(with: view) { continue }
-            if skipped < offset {
-                skipped += 1
-                continue
-            }
-            results.append(MergedFetchResult(
-                result: StoreFetchResult(objectID: view.record.objectID, sortValues: [], record: view.record),
-                storeIndex: Int(storeIndices[index])))
-            if limit > 0, results.count == limit { break }
+    /// Walks the order, skipping records the predicate rejects, until `limit` matched (0: no limit).
+    struct Cursor {
+        let order: MergedOrder
+        let predicate: CompiledPredicate?
+        let limit: Int
+        private var position = 0
+        private var matched = 0
+
+        init(order: MergedOrder, predicate: CompiledPredicate?, limit: Int) {
+            self.order = order
+            self.predicate = predicate
+            self.limit = limit
         }
-        return results
+
+        /// The next match with its prepared sort values and its store's position in add order.
+        mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
+            guard limit == 0 || matched < limit else { return nil }
+            while position < order.views.count {
+                let index = position
+                position += 1
+                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
+                let view = order.views[index]
+                if let predicate, try !predicate.evaluate(with: view) { continue }
+                matched += 1
+                let width = order.width
+                return (StoreFetchResult(objectID: view.record.objectID, sortValues: [], record: view.record),
+                        order.prepared[(index * width)..<(index * width + width)], Int(order.storeIndices[index]))
+            }
+            return nil
+        }
     }
 }
 

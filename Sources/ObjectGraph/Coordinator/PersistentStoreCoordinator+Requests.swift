@@ -6,11 +6,13 @@ struct MergedFetchResult {
     var storeIndex: Int
 }
 
-/// One store's results for ``PersistentStoreCoordinator/merge(_:sortKeys:offset:limit:)``: an atomic store's cursor,
-/// or the array another store returned.
+/// One source of results for ``PersistentStoreCoordinator/merge(_:sortKeys:offset:limit:)``: an atomic store's
+/// cursor, the merged order of several atomic stores, or the array another store returned.
 struct MergeSource {
+    /// The store's position in add order (for a merged order: of its first store; each result tells its own).
     let storeIndex: Int
     private var cursor: AtomicStore.Cursor?
+    private var mergedCursor: MergedOrder.Cursor?
     private var results: [StoreFetchResult]
     private var prepared: [SortValue]
     private let width: Int
@@ -19,6 +21,14 @@ struct MergeSource {
     init(storeIndex: Int, cursor: AtomicStore.Cursor) {
         self.storeIndex = storeIndex
         self.cursor = cursor
+        self.results = []
+        self.prepared = []
+        self.width = 0
+    }
+
+    init(merged cursor: MergedOrder.Cursor) {
+        self.storeIndex = cursor.order.stamps.first?.storeIndex ?? 0
+        self.mergedCursor = cursor
         self.results = []
         self.prepared = []
         self.width = 0
@@ -37,12 +47,16 @@ struct MergeSource {
         self.prepared = prepared
     }
 
-    /// The next result with its prepared sort values.
-    mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>)? {
-        if cursor != nil { return try cursor!.nextPrepared() }
+    /// The next result with its prepared sort values and its store's position in add order.
+    mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
+        if cursor != nil {
+            guard let (result, values) = try cursor!.nextPrepared() else { return nil }
+            return (result, values, storeIndex)
+        }
+        if mergedCursor != nil { return try mergedCursor!.next() }
         guard position < results.count else { return nil }
         defer { position += 1 }
-        return (results[position], prepared[(position * width)..<(position * width + width)])
+        return (results[position], prepared[(position * width)..<(position * width + width)], storeIndex)
     }
 }
 
@@ -71,17 +85,19 @@ extension PersistentStoreCoordinator {
                propertiesToFetch: [String]? = nil) throws -> [MergedFetchResult] {
         try performReading {
             let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
-            if targets.count > 1, !sortKeys.isEmpty, propertiesToFetch == nil,
-                targets.allSatisfy({ $0.1 is AtomicStore })
-            {
-                let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
-                                             targets: targets)
-                return try merged.results(predicate: predicate?.compiled(), offset: offset, limit: limit)
-            }
             let perStoreLimit = limit > 0 ? offset + limit : 0
             var sources: [MergeSource] = []
+            // Several atomic stores in a sorted fetch: one merged order, kept between fetches, stands for them all.
+            let atomicTargets = targets.filter { $0.1 is AtomicStore }
+            let usesMergedOrder = atomicTargets.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
+            if usesMergedOrder {
+                let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
+                                             targets: atomicTargets)
+                sources.append(MergeSource(merged: MergedOrder.Cursor(order: merged, predicate: try predicate?.compiled(),
+                                                                      limit: perStoreLimit)))
+            }
             var orderKey: AtomicStore.SortedOrder.Key?
-            for (index, store, names) in targets {
+            for (index, store, names) in targets where !(usesMergedOrder && store is AtomicStore) {
                 // Atomic stores hold every record in memory: handing them over costs nothing and saves faulting.
                 let withValues = includesValues || (store is AtomicStore && propertiesToFetch == nil)
                 let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: predicate,
@@ -146,8 +162,8 @@ extension PersistentStoreCoordinator {
         if sortKeys.isEmpty {
             // Store add order, then each store's own order.
             for index in sources.indices {
-                while let (result, _) = try sources[index].next() {
-                    guard take(result, from: sources[index].storeIndex) else { return merged }
+                while let (result, _, storeIndex) = try sources[index].next() {
+                    guard take(result, from: storeIndex) else { return merged }
                 }
             }
             return merged
@@ -155,12 +171,14 @@ extension PersistentStoreCoordinator {
         // A min-heap of source positions, ordered by each source's next result.
         var heads: [StoreFetchResult?] = Array(repeating: nil, count: sources.count)
         var headValues: [ArraySlice<SortValue>] = Array(repeating: [], count: sources.count)
+        var headStores: [Int] = Array(repeating: 0, count: sources.count)
         var heap: [Int] = []
         heap.reserveCapacity(sources.count)
         for index in sources.indices {
-            if let (result, values) = try sources[index].next() {
+            if let (result, values, storeIndex) = try sources[index].next() {
                 heads[index] = result
                 headValues[index] = values
+                headStores[index] = storeIndex
                 heap.append(index)
             }
         }
@@ -170,15 +188,16 @@ extension PersistentStoreCoordinator {
                 let order = left[left.startIndex + position].compare(to: right[right.startIndex + position])
                 if order != .orderedSame { return key.ascending ? order == .orderedAscending : order == .orderedDescending }
             }
-            return sources[a].storeIndex < sources[b].storeIndex
+            return headStores[a] < headStores[b]
         }
         func siftDown(_ start: Int) { IndexHeap.siftDown(&heap, from: start, isAbove: precedes) }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         while let source = heap.first {
-            guard take(heads[source]!, from: sources[source].storeIndex) else { break }
-            if let (result, values) = try sources[source].next() {
+            guard take(heads[source]!, from: headStores[source]) else { break }
+            if let (result, values, storeIndex) = try sources[source].next() {
                 heads[source] = result
                 headValues[source] = values
+                headStores[source] = storeIndex
             } else {
                 heads[source] = nil
                 heap[0] = heap[heap.count - 1]
