@@ -63,4 +63,16 @@ import Testing
         #expect(object.keys == ["b", "c"])
         #expect(JSONValue.object(object).encodedString() == #"{"b":4,"c":3}"#)
     }
+
+    @Test func aKeptEncodingIsReusedUntilTheObjectChanges() {
+        let plain: JSONObject = ["title": "Keynote", "room": ["name": "Hall A"], "n": 3]
+        var kept = plain.withEncodingKept()
+        #expect(kept == plain)
+        #expect(JSONValue.array([.object(kept)]).encodedString() == #"[{"title":"Keynote","room":{"name":"Hall A"},"n":3}]"#)
+        #expect(JSONValue.object(kept).encodedString(sortingKeys: true) == #"{"n":3,"room":{"name":"Hall A"},"title":"Keynote"}"#)
+        kept["n"] = 4
+        #expect(JSONValue.object(kept).encodedString() == #"{"title":"Keynote","room":{"name":"Hall A"},"n":4}"#)
+        kept["title"] = nil
+        #expect(JSONValue.object(kept).encodedString() == #"{"room":{"name":"Hall A"},"n":4}"#)
+    }
 }

@@ -175,12 +175,18 @@ public final class QueryEngine: Sendable {
         let fromRecords = entity?.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:)) ?? false
         if let entity, fromRecords, properties == nil {
             let records = try context.fetchRecords(request)
-            var storesByIdentifier: [String: PersistentStore] = [:]
-            if !records.isEmpty {
-                for store in coordinator.persistentStores { storesByIdentifier[store.identifier] = store }
-            }
-            objects = wireObjects.values(for: records, stores: { storesByIdentifier[$0] }) { record in
-                .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json)
+            // The stores of these records only (not a table of every attached store, per request).
+            var storesByIdentifier: [String: PersistentStore?] = [:]
+            let coordinator = self.coordinator
+            objects = wireObjects.values(for: records, stores: { identifier in
+                if let known = storesByIdentifier[identifier] { return known }
+                let store = coordinator.persistentStore(withIdentifier: identifier)
+                storesByIdentifier[identifier] = store
+                return store
+            }) { record in
+                // Cached objects are encoded again for every reply that has them: keep their bytes.
+                .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json
+                    .withEncodingKept())
             }
         } else if let entity, fromRecords, let properties, coding.readsFromRecords(properties, of: entity) {
             // Named attributes and key paths through to-one relationships: no related objects (and their to-many

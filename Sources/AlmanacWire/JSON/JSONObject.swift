@@ -8,11 +8,14 @@ public struct JSONObject: Sendable, Hashable {
     private var entries: [(key: String, value: JSONValue)]
     private var index: [String: Int]?
     private static let linearLimit = 16
+    /// The compact encoding (keys in insertion order), when ``withEncodingKept()`` made it; any change drops it.
+    private(set) var keptEncoding: [UInt8]?
 
     /// An empty object.
     public init() {
         entries = []
         index = nil
+        keptEncoding = nil
     }
 
     /// An empty object with room for `capacity` members.
@@ -56,6 +59,7 @@ public struct JSONObject: Sendable, Hashable {
     public subscript(key: String) -> JSONValue? {
         get { position(of: key).map { entries[$0].value } }
         set {
+            keptEncoding = nil
             if let position = position(of: key) {
                 if let newValue {
                     entries[position].value = newValue
@@ -83,6 +87,16 @@ public struct JSONObject: Sendable, Hashable {
     /// The members as a dictionary (order is lost).
     public var dictionary: [String: JSONValue] {
         Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The object with its compact encoding kept: encoding it again (without sorting keys) copies the bytes.
+    ///
+    /// For objects that are encoded many times, such as a server's cached replies. Changing the object drops the
+    /// kept encoding.
+    public func withEncodingKept() -> JSONObject {
+        var copy = self
+        copy.keptEncoding = JSONValue.object(self).encoded()
+        return copy
     }
 
     /// Inserts a member during decoding; returns `false` if the key was already present.

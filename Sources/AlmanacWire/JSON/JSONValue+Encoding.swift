@@ -46,6 +46,10 @@ extension JSONValue {
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
+            if !sortingKeys, let kept = object.keptEncoding {
+                output.append(contentsOf: kept)
+                return
+            }
             output.append(UInt8(ascii: "{"))
             var members = object.members
             if sortingKeys { members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } }
