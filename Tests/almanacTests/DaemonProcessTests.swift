@@ -204,4 +204,77 @@ struct DaemonProcessTests {
         daemon.waitUntilExit()
         #expect(daemon.terminationStatus == 0)
     }
+
+    /// Sends one request line over a Unix socket and returns the reply line (without its newline), or `nil` after
+    /// 30 s without one. (A plain socket: the inherited-socket test needs no client process.)
+    static func request(_ line: String, at path: String) -> String? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let bytes = Array((line + "\n").utf8)
+        guard send(fd, bytes, bytes.count, 0) == bytes.count else { return nil }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !reply.contains(UInt8(ascii: "\n")) {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            reply += buffer.prefix(count)
+        }
+        return String(decoding: reply.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+
+    /// Socket activation as systemd does it, through `systemd-socket-activate`: the daemon is started by the first
+    /// connection, serves the socket it inherits (LISTEN_FDS), and leaves that socket file alone when it stops.
+    @Test func theDaemonServesASocketItIsHandedBySystemd() async throws {
+        let activator = "/usr/bin/systemd-socket-activate"
+        guard FileManager.default.isExecutableFile(atPath: activator) else {
+            print("skipped: \(activator) is not installed (Debian package systemd)")
+            return
+        }
+        let sandbox = try Sandbox()
+        defer { sandbox.remove() }
+        let notify = NotifySocket()
+        let launcher = Process()
+        launcher.executableURL = URL(fileURLWithPath: activator)
+        // The daemon is told another path: it answers on sandbox.socket only by serving the socket it inherits.
+        let elsewhere = sandbox.root.appendingPathComponent("unused.sock").path
+        let arguments = sandbox.daemonArguments.map { $0 == sandbox.socket ? elsewhere : $0 }
+        launcher.arguments = ["--listen=\(sandbox.socket)", "--setenv=NOTIFY_SOCKET=\(notify.path)",
+                              "--setenv=HOME=\(sandbox.root.path)", try Self.binary("almanacd")] + arguments
+        launcher.environment = ["PATH": "/usr/bin:/bin"]
+        launcher.standardError = FileHandle.nullDevice
+        try launcher.run()
+        defer { if launcher.isRunning { kill(launcher.processIdentifier, SIGKILL) } }
+        var listening = false
+        for _ in 0..<100 where !listening {
+            listening = FileManager.default.fileExists(atPath: sandbox.socket)
+            if !listening { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(listening, "systemd-socket-activate never created \(sandbox.socket)")
+
+        // The first connection starts the daemon, which answers it on the inherited socket.
+        let count = Self.request(#"{"id":1,"op":"count","entity":"Session"}"#, at: sandbox.socket)
+        #expect(count == #"{"id":1,"ok":true,"count":32}"#)
+        #expect(notify.wait(for: "READY=1").last?.contains("READY=1") == true)
+        #expect(Self.request(#"{"id":2,"op":"ping"}"#, at: sandbox.socket) == #"{"id":2,"ok":true}"#)
+
+        // The launcher exec'd the daemon: the same process takes SIGTERM and exits 0.
+        kill(launcher.processIdentifier, SIGTERM)
+        launcher.waitUntilExit()
+        #expect(launcher.terminationReason == .exit)
+        #expect(launcher.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: elsewhere))
+    }
 }
+
