@@ -32,6 +32,7 @@ let package = Package(
         .executableTarget(
             name: "SQLiteBench",
             dependencies: [
+                "BenchmarkSupport",
                 "CSQLiteRaw",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphSQLite", package: "Almanac"),
