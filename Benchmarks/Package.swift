@@ -58,8 +58,10 @@ let package = Package(
         .executableTarget(
             name: "XMLStoreBench",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphXML", package: "Almanac"),
+                .product(name: "Schedules", package: "Almanac"),
             ]
         ),
     ],
