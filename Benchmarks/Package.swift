@@ -50,6 +50,7 @@ let package = Package(
         .executableTarget(
             name: "CrashSafety",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphXML", package: "Almanac"),
                 .product(name: "ObjectGraphSQLite", package: "Almanac"),
