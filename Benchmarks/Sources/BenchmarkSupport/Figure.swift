@@ -53,21 +53,32 @@ public struct Figure: Codable, Sendable, Equatable {
     public struct Runs: Sendable {
         public var minimum: Int
         public var maximum: Int
+        /// The counts `timing` and `timingPair` use instead when the warm-up took a second or more; `nil` keeps
+        /// these.
+        public var slow: (minimum: Int, maximum: Int)?
 
-        public init(minimum: Int, maximum: Int) {
+        public init(minimum: Int, maximum: Int, slow: (minimum: Int, maximum: Int)? = nil) {
             precondition(minimum >= 1 && maximum >= minimum)
             self.minimum = minimum
             self.maximum = maximum
+            self.slow = slow
         }
 
-        /// The harness's usual counts: 3 to 5 runs with `--quick`, 5 to 15 otherwise.
+        /// The harness's usual counts: 3 to 5 runs with `--quick`; 5 to 15 otherwise, 3 to 7 when a run takes a
+        /// second or more.
         public static func standard(quick: Bool) -> Runs {
-            quick ? Runs(minimum: 3, maximum: 5) : Runs(minimum: 5, maximum: 15)
+            quick ? Runs(minimum: 3, maximum: 5) : Runs(minimum: 5, maximum: 15, slow: (3, 7))
         }
 
-        /// For workloads of a second or more per run: 3 to 5 runs with `--quick`, 3 to 7 otherwise.
+        /// For workloads known to take a second or more per run: 3 to 5 runs with `--quick`, 3 to 7 otherwise.
         public static func long(quick: Bool) -> Runs {
             quick ? Runs(minimum: 3, maximum: 5) : Runs(minimum: 3, maximum: 7)
+        }
+
+        /// These runs, or the `slow` ones when a run took `seconds` of a second or more.
+        public func adjusted(toRunSeconds seconds: Double) -> Runs {
+            guard seconds >= 1, let slow else { return self }
+            return Runs(minimum: slow.minimum, maximum: slow.maximum)
         }
 
         /// Whether the last `minimum` samples agree within 5%.
@@ -91,13 +102,16 @@ public struct Figure: Codable, Sendable, Equatable {
 
     /// Times `body` (after one warm-up run) until stable; the figure is in seconds.
     public static func timing(_ runs: Runs, _ body: () throws -> Void) rethrows -> Figure {
-        try sampling(runs, unit: "s") { try seconds(of: body) }
+        let warmUp = try seconds(of: body)
+        return try sampling(runs.adjusted(toRunSeconds: warmUp), unit: "s", warmUp: false) { try seconds(of: body) }
     }
 
-    /// Calls `sample` (once to warm up, then until stable) and collects the values it returns: for workloads that
-    /// time part of what they do themselves, or measure something other than time.
-    public static func sampling(_ runs: Runs, unit: String, _ sample: () throws -> Double) rethrows -> Figure {
-        _ = try sample()
+    /// Calls `sample` (once to warm up unless `warmUp` is false, then until stable) and collects the values it
+    /// returns: for workloads that time part of what they do themselves, or measure something other than time.
+    public static func sampling(_ runs: Runs, unit: String, warmUp: Bool = true, _ sample: () throws -> Double)
+        rethrows -> Figure
+    {
+        if warmUp { _ = try sample() }
         var samples: [Double] = []
         while samples.count < runs.maximum {
             samples.append(try sample())
@@ -111,15 +125,19 @@ public struct Figure: Codable, Sendable, Equatable {
     public static func timingPair(_ runs: Runs, ours: () throws -> Void, anchor: () throws -> Void) rethrows
         -> (ours: Figure, anchor: Figure)
     {
-        try samplingPair(runs, unit: "s", ours: { try seconds(of: ours) }, anchor: { try seconds(of: anchor) })
+        let warmUp = try seconds(of: anchor) + seconds(of: ours)  // the cost of one counted run
+        return try samplingPair(runs.adjusted(toRunSeconds: warmUp), unit: "s", warmUp: false,
+                                ours: { try seconds(of: ours) }, anchor: { try seconds(of: anchor) })
     }
 
     /// `sampling` for two sides in alternation.
-    public static func samplingPair(_ runs: Runs, unit: String, ours: () throws -> Double,
+    public static func samplingPair(_ runs: Runs, unit: String, warmUp: Bool = true, ours: () throws -> Double,
                                     anchor: () throws -> Double) rethrows -> (ours: Figure, anchor: Figure)
     {
-        _ = try anchor()
-        _ = try ours()
+        if warmUp {
+            _ = try anchor()
+            _ = try ours()
+        }
         var anchorSamples: [Double] = []
         var ourSamples: [Double] = []
         while ourSamples.count < runs.maximum {
