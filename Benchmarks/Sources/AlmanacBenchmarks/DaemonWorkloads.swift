@@ -324,7 +324,7 @@ enum DaemonWorkloads {
         guard let source = SharedSchedules.url(SharedSchedules.fosdem2021) else {
             let reason = "\(SharedSchedules.folder.path)/\(SharedSchedules.fosdem2021) is absent"
             say("  skipped: \(reason)")
-            return [ResultRow.skipped(workload, target: .atMost(0.1), reason: reason)]
+            return [ResultRow.skipped(workload, target: .atMost(0.1), unit: "s", reason: reason)]
         }
         let inbox = context.root.appendingPathComponent("inbox")
         try writeBinaryStores(in: inbox, count: 1, sessionsPerStore: 10, roomsPerStore: 2, seed: 3, prefix: "base")

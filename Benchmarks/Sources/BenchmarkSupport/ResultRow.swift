@@ -31,15 +31,16 @@ public struct ResultRow: Codable, Sendable {
         pass = target.isMet(by: ours, ratio: ratio)
     }
 
-    /// A row for a workload that could not run: it counts as a miss when it has a target.
-    public static func failed(_ workload: String, target: Target, error: any Error) -> ResultRow {
-        ResultRow(workload: workload, target: target.description(unit: ""), pass: target.isNone ? nil : false,
+    /// A row for a workload that could not run: it counts as a miss when it has a target (`unit`: the unit of an
+    /// absolute target).
+    public static func failed(_ workload: String, target: Target, unit: String = "", error: any Error) -> ResultRow {
+        ResultRow(workload: workload, target: target.description(unit: unit), pass: target.isNone ? nil : false,
                   note: "error: \(error)")
     }
 
     /// A row for a workload left out on this machine ("skipped: redis-benchmark not installed").
-    public static func skipped(_ workload: String, target: Target, reason: String) -> ResultRow {
-        ResultRow(workload: workload, target: target.description(unit: ""), pass: nil, note: "skipped: \(reason)")
+    public static func skipped(_ workload: String, target: Target, unit: String = "", reason: String) -> ResultRow {
+        ResultRow(workload: workload, target: target.description(unit: unit), pass: nil, note: "skipped: \(reason)")
     }
 
     private enum CodingKeys: String, CodingKey {

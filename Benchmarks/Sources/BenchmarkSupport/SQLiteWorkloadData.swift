@@ -30,7 +30,8 @@ public enum SQLiteWorkloadData {
          "s2": "city \(n % 97)", "date": Date(timeIntervalSinceReferenceDate: Double(n)), "flag": n % 2 == 0]
     }
 
-    /// The `rank` of row `index` of `count`: a permutation of 0..<count (7919 is prime), so the index is used.
+    /// The `rank` of row `index` of `count`: a permutation of 0..<count when 7919 (a prime) does not divide
+    /// `count`, so the rows' order by rank differs from their insertion order.
     public static func rank(_ index: Int, count: Int) -> Int { (index * 7919) % count }
 
     /// The values of row `index` of `count`.

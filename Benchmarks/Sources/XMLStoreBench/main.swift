@@ -199,7 +199,7 @@ if let fosdem = SharedSchedules.url(SharedSchedules.fosdem2021) {
     frabRow = ResultRow(workload: frabWorkload, ours: frab, anchor: frabLint, target: .atMost(0.05),
                         note: "1.66 MB, 773 sessions, read into a coordinator")
 } else {
-    frabRow = ResultRow.skipped(frabWorkload, target: .atMost(0.05),
+    frabRow = ResultRow.skipped(frabWorkload, target: .atMost(0.05), unit: "s",
                                 reason: "\(SharedSchedules.folder.path)/\(SharedSchedules.fosdem2021) is absent")
 }
 
