@@ -40,7 +40,7 @@ enum DaemonWorkloads {
         try? FileManager.default.removeItem(at: root)
         try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        say("almanacd: \(binary); load average before: \(loadAverage())")
+        say("almanacd: \(binary); load average before: \(ResultFile.loadAverage)")
         var rows: [ResultRow] = []
         for (name, workload) in all where filter.map({ name.localizedCaseInsensitiveContains($0) }) ?? true {
             let folder = root.appendingPathComponent(name)
@@ -53,14 +53,9 @@ enum DaemonWorkloads {
             }
             try? FileManager.default.removeItem(at: folder)
         }
-        say("load average after: \(loadAverage())")
+        say("load average after: \(ResultFile.loadAverage)")
         ResultTable.print(rows)
         return rows
-    }
-
-    static func loadAverage() -> String {
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
-            .joined(separator: " ") ?? "?"
     }
 
     /// Runs `round` (once to warm up when `warmUp`, then until `runs` says stop, judged on `key`) and returns every

@@ -31,11 +31,7 @@ enum GRDBWorkloads {
         return url
     }
 
-    static func removeDatabase(_ url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
-    }
+    static func removeDatabase(_ url: URL) { SQLiteWorkloadData.removeDatabase(url) }
 
     static func makeQueue(_ url: URL) throws -> DatabaseQueue {
         var configuration = Configuration()

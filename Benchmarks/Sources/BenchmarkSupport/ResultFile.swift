@@ -21,10 +21,14 @@ public struct ResultFile: Codable, Sendable {
     /// Cores, memory, the operating system and the load average now.
     public static var machine: String {
         let info = ProcessInfo.processInfo
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
-            .joined(separator: " ") ?? "?"
         return "\(info.activeProcessorCount) cores, \(info.physicalMemory / 1_073_741_824) GiB, "
-            + "\(info.operatingSystemVersionString); load average \(load)"
+            + "\(info.operatingSystemVersionString); load average \(loadAverage)"
+    }
+
+    /// The 1, 5 and 15-minute load averages from /proc/loadavg ("?" where there is none).
+    public static var loadAverage: String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "?"
     }
 
     /// Writes the file (creating its folder), pretty-printed with sorted keys.

@@ -34,6 +34,13 @@ public enum SQLiteWorkloadData {
     /// `count`, so the rows' order by rank differs from their insertion order.
     public static func rank(_ index: Int, count: Int) -> Int { (index * 7919) % count }
 
+    /// Deletes a database file with its WAL, shared-memory and journal files.
+    public static func removeDatabase(_ url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
+    }
+
     /// The values of row `index` of `count`.
     public static func rowValues(_ index: Int, count: Int) -> [String: any Sendable] {
         ["rank": rank(index, count: count), "a": index, "b": index % 5000, "x": Double(index) * 1.25,

@@ -36,16 +36,12 @@ try FileManager.default.createDirectory(at: folder, withIntermediateDirectories:
 defer { try? FileManager.default.removeItem(at: folder) }
 SQLiteStore.register()
 
-/// A new database file name in the folder; `removeDatabase` deletes it with its WAL files.
+/// A new database file name in the folder.
 var fileNumber = 0
 @MainActor
 func freshURL(_ name: String) -> URL {
     fileNumber += 1
     return folder.appendingPathComponent("\(name)-\(fileNumber).sqlite")
-}
-
-func removeDatabase(_ url: URL) {
-    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
 }
 
 let runs = Figure.Runs.standard(quick: quick)
@@ -61,7 +57,7 @@ let insertCount = quick ? 20_000 : 100_000
 @MainActor
 func rawInsertSeconds() -> Double {
     let url = freshURL("raw-insert")
-    defer { removeDatabase(url) }
+    defer { SQLiteWorkloadData.removeDatabase(url) }
     let db = openRaw(url.path)
     defer { sqlite3_close_v2(db) }
     exec(db, "CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZI1 INTEGER, ZI2 INTEGER, "
@@ -94,7 +90,7 @@ var insertTimes: [(build: Double, save: Double)] = []
 @MainActor
 func storeInsertSeconds() throws -> Double {
     let url = freshURL("store-insert")
-    defer { removeDatabase(url) }
+    defer { SQLiteWorkloadData.removeDatabase(url) }
     let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { try? coordinator.remove(store) }
@@ -114,7 +110,7 @@ func storeInsertSeconds() throws -> Double {
 @MainActor
 func contextInsertSeconds() throws -> Double {
     let url = freshURL("context-insert")
-    defer { removeDatabase(url) }
+    defer { SQLiteWorkloadData.removeDatabase(url) }
     let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
     let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
     defer { try? coordinator.remove(store) }
