@@ -13,9 +13,16 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3"),
+        // What every benchmark shares: figures and result rows (the shape scripts/bench-all.sh merges), the table,
+        // the seeded generator, the SQLite workloads' model and rows.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [.product(name: "ObjectGraph", package: "Almanac")]
+        ),
         .executableTarget(
             name: "AlmanacBenchmarks",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphSQLite", package: "Almanac"),
                 .product(name: "Schedules", package: "Almanac"),
@@ -25,6 +32,7 @@ let package = Package(
         .executableTarget(
             name: "SQLiteBench",
             dependencies: [
+                "BenchmarkSupport",
                 "CSQLiteRaw",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphSQLite", package: "Almanac"),
@@ -42,6 +50,7 @@ let package = Package(
         .executableTarget(
             name: "CrashSafety",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphXML", package: "Almanac"),
                 .product(name: "ObjectGraphSQLite", package: "Almanac"),
@@ -50,8 +59,10 @@ let package = Package(
         .executableTarget(
             name: "XMLStoreBench",
             dependencies: [
+                "BenchmarkSupport",
                 .product(name: "ObjectGraph", package: "Almanac"),
                 .product(name: "ObjectGraphXML", package: "Almanac"),
+                .product(name: "Schedules", package: "Almanac"),
             ]
         ),
     ],

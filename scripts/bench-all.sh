@@ -1,105 +1,230 @@
 #!/usr/bin/env bash
-# Every benchmark in one run: builds the Benchmarks package and a release almanacd, then runs
-#   core     AlmanacBenchmarks            framework core vs hand-written Swift     -> latest.json (quick.json)
-#   grdb     AlmanacBenchmarks grdb       our SQLite store vs GRDB, same run       -> grdb.json (grdb-quick.json)
-#   sqlite   SQLiteBench                  SQLite store vs the raw C API            -> sqlite.json
-#   xml      XMLStoreBench                XML/binary stores vs xmllint             -> xmlstore.json
-#   daemon   AlmanacBenchmarks daemon     almanacd over its socket                 -> daemon.json (daemon-quick.json)
-#   crash    CrashSafety run              SIGKILLed writers of the file stores     -> crash-safety.json
-# writing each step's table to Benchmarks/results/STEP[-quick].txt, and a summary of all steps (status, seconds,
-# files) to summary[-quick].json and summary[-quick].md.
+# Every benchmark in one run, in release mode: builds the Benchmarks package and a release almanacd from it, then runs
+#   core     AlmanacBenchmarks            framework core vs hand-written Swift, predicate parse rate
+#   grdb     AlmanacBenchmarks grdb       our SQLite store vs GRDB, same run
+#   sqlite   SQLiteBench                  SQLite store vs the raw C API
+#   xml      XMLStoreBench                XML and binary stores vs xmllint, the FOSDEM frab file
+#   daemon   AlmanacBenchmarks daemon     almanacd over its socket: fetch, ping vs redis, start-up, RSS, dropped file
+#   crash    CrashSafety run              SIGKILLed writers of the file stores
+# Every step writes its rows to Benchmarks/results/STEP[-quick].json and its output to STEP[-quick].txt. At the end
+# all rows go into Benchmarks/results/latest.json (quick.json with --quick):
+#   {date, machine, quick, rows: [{step, workload, ours, anchor, ratio, target, pass, note}],
+#    steps: [{step, status, seconds}]}
+# (ours and anchor are {median, minimum, maximum, runs, unit}; BENCHMARKS.md says how to read a row), and one table
+# of every row is printed and written to latest.md (quick.md).
 #
 #   scripts/bench-all.sh [--quick] [--only core,grdb,…] [--no-build]
 #
-# --quick shrinks the inputs (CI-sized: a few minutes once built). Exits non-zero when a step fails to run; a missed
-# target is a figure, not a failure.
+# --quick shrinks the inputs (CI-sized: under 2 minutes once built). Exits non-zero when a step fails to run; a
+# missed target is a figure, not a failure. The daemon's ping rows need redis-server and redis-benchmark: run as
+# root, the script installs the redis-server package when they are missing; otherwise those rows say "skipped".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-quick=0 only="core,grdb,sqlite,xml,daemon,crash" build=1
+all="core,grdb,sqlite,xml,daemon,crash"
+quick=0 only=$all build=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --only) only=$2; shift ;;
         --no-build) build=0 ;;
-        *) echo "usage: scripts/bench-all.sh [--quick] [--only core,grdb,sqlite,xml,daemon,crash] [--no-build]" >&2
+        *) echo "usage: scripts/bench-all.sh [--quick] [--only $all] [--no-build]" >&2
            exit 2 ;;
     esac
     shift
 done
+for name in ${only//,/ }; do
+    case ",$all," in *",$name,"*) ;; *) echo "bench-all: unknown step $name (steps: $all)" >&2; exit 2 ;; esac
+done
+selected() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 results="$root/Benchmarks/results"
 mkdir -p "$results"
 suffix=$([ "$quick" = 1 ] && echo -quick || true)
 quickflag=$([ "$quick" = 1 ] && echo --quick || true)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 if [ "$build" = 1 ]; then
     start=$SECONDS
     swift build -c release --package-path Benchmarks || exit 1
     # almanacd from the same build (a product of the path dependency), so the framework is compiled once.
-    case ",$only," in *,daemon,*)
-        swift build -c release --package-path Benchmarks --product almanacd || exit 1 ;;
-    esac
+    if selected daemon; then
+        swift build -c release --package-path Benchmarks --product almanacd || exit 1
+    fi
     echo "bench-all: built in $((SECONDS - start)) s"
 fi
 bin=$(swift build -c release --package-path Benchmarks --show-bin-path)
 
-steps_json=()
+if selected daemon && ! { command -v redis-server && command -v redis-benchmark; } >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "bench-all: installing redis-server for the daemon's ping rows"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) \
+            || echo "bench-all: could not install redis-server; the ping rows will say skipped"
+    else
+        echo "bench-all: redis-server/redis-benchmark missing (not root): the ping rows will say skipped"
+    fi
+fi
+
+steps=()
 failed=0
-step() { # NAME JSON-FILE COMMAND…
-    local name=$1 json=$2
-    shift 2
-    case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
-    local text="$results/$name$suffix.txt" start=$SECONDS status=0
+run_started=$SECONDS
+step() { # NAME COMMAND… (the command writes its rows to $results/NAME$suffix.json)
+    local name=$1
+    shift
+    selected "$name" || return 0
+    local text="$results/$name$suffix.txt" json="$results/$name$suffix.json" start=$SECONDS status=0
+    rm -f "$json"
     echo "== bench-all: $name: $*"
     "$@" 2>&1 | tee "$text"
     status=${PIPESTATUS[0]}
     local seconds=$((SECONDS - start))
     echo "== bench-all: $name finished with status $status in $seconds s"
     [ "$status" -ne 0 ] && failed=1
-    steps_json+=("{\"step\":\"$name\",\"status\":$status,\"seconds\":$seconds,\"table\":\"$(basename "$text")\",\"json\":\"$json\"}")
+    steps+=("$name:$status:$seconds")
 }
 
-# Text-only tools: their lines and every "label: 1.23x" ratio go into a JSON file beside the table.
-text_to_json() { # TEXT JSON
-    python3 - "$1" "$2" <<'PY'
-import json, re, sys, time
-lines = open(sys.argv[1], errors="replace").read().splitlines()
-ratios = {}
-for number, line in enumerate(lines, 1):
-    for segment in re.split(r"\s{2,}|;\s*", line.strip()):
-        match = re.match(r"([A-Za-z][\w/+ -]*?):?\s+([0-9.]+)x\b", segment)
-        if match:
-            label = match.group(1).strip()
-            if label in ratios:
-                label += f" (line {number})"
-            ratios[label] = float(match.group(2))
-json.dump({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ratios": ratios, "lines": lines},
-          open(sys.argv[2], "w"), indent=2, sort_keys=True)
-PY
-}
+step core "$bin/AlmanacBenchmarks" core $quickflag --json "$results/core$suffix.json"
+step grdb "$bin/AlmanacBenchmarks" grdb $quickflag --json "$results/grdb$suffix.json"
+step sqlite "$bin/SQLiteBench" $quickflag --json "$results/sqlite$suffix.json"
+step xml "$bin/XMLStoreBench" "$([ "$quick" = 1 ] && echo 5 || echo 50)" $quickflag --json "$results/xml$suffix.json"
+step daemon "$bin/AlmanacBenchmarks" daemon $quickflag --almanacd "$bin/almanacd" --json "$results/daemon$suffix.json"
+step crash "$bin/CrashSafety" run --kills "$([ "$quick" = 1 ] && echo 10 || echo 200)" \
+    --json "$results/crash$suffix.json"
+echo "bench-all: the steps took $((SECONDS - run_started)) s"
 
-step core "$( [ "$quick" = 1 ] && echo quick.json || echo latest.json )" "$bin/AlmanacBenchmarks" $quickflag
-step grdb "grdb$suffix.json" "$bin/AlmanacBenchmarks" grdb $quickflag
-step sqlite "sqlite$suffix.json" "$bin/SQLiteBench"
-[ -f "$results/sqlite$suffix.txt" ] && case ",$only," in *,sqlite,*) text_to_json "$results/sqlite$suffix.txt" "$results/sqlite$suffix.json" ;; esac
-step xml "xmlstore$suffix.json" "$bin/XMLStoreBench" "$([ "$quick" = 1 ] && echo 5 || echo 50)"
-[ -f "$results/xml$suffix.txt" ] && case ",$only," in *,xml,*) text_to_json "$results/xml$suffix.txt" "$results/xmlstore$suffix.json" ;; esac
-step daemon "daemon$suffix.json" "$bin/AlmanacBenchmarks" daemon $quickflag --almanacd "$bin/almanacd"
-step crash "crash-safety$suffix.json" "$bin/CrashSafety" run --kills "$([ "$quick" = 1 ] && echo 10 || echo 200)"
-[ -f "$results/crash$suffix.txt" ] && case ",$only," in *,crash,*) text_to_json "$results/crash$suffix.txt" "$results/crash-safety$suffix.json" ;; esac
+# Merge every step's rows into latest.json (quick.json) and print one table.
+python3 - "$results" "$suffix" "$quick" "$started" "$load_before" "${steps[@]}" <<'PY'
+import json, math, os, platform, subprocess, sys
 
-python3 - "$results" "$suffix" "${steps_json[@]}" <<'PY'
-import json, os, sys, time
-results, suffix, steps = sys.argv[1], sys.argv[2], [json.loads(s) for s in sys.argv[3:]]
-date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-json.dump({"date": date, "quick": suffix == "-quick", "steps": steps},
-          open(os.path.join(results, f"summary{suffix}.json"), "w"), indent=2)
-with open(os.path.join(results, f"summary{suffix}.md"), "w") as out:
-    out.write(f"# Benchmarks {'(quick) ' if suffix else ''}{date}\n\n| step | status | seconds | table | JSON |\n| --- | --- | --- | --- | --- |\n")
-    for s in steps:
-        out.write(f"| {s['step']} | {'ok' if s['status'] == 0 else 'FAILED %d' % s['status']} | {s['seconds']} | {s['table']} | {s['json']} |\n")
-    for s in steps:
-        out.write(f"\n## {s['step']}\n\n```\n" + open(os.path.join(results, s["table"]), errors="replace").read() + "```\n")
-print(f"bench-all: summary in Benchmarks/results/summary{suffix}.md and summary{suffix}.json")
+results, suffix, quick, started, load_before = sys.argv[1:6]
+steps = []
+for argument in sys.argv[6:]:
+    name, status, seconds = argument.split(":")
+    steps.append({"step": name, "status": int(status), "seconds": int(seconds)})
+
+def machine():
+    cores = os.cpu_count()
+    memory = "?"
+    try:
+        with open("/proc/meminfo") as meminfo:
+            kilobytes = int(next(line for line in meminfo if line.startswith("MemTotal:")).split()[1])
+            memory = f"{round(kilobytes / 1024 / 1024)} GiB"
+    except (OSError, StopIteration, ValueError):
+        pass
+    system = platform.platform()
+    try:
+        with open("/etc/os-release") as release:
+            for line in release:
+                if line.startswith("PRETTY_NAME="):
+                    system = line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    try:
+        swift = subprocess.run(["swift", "--version"], capture_output=True, text=True, timeout=60).stdout
+        swift = next((line.strip() for line in swift.splitlines() if "Swift version" in line), "swift ?")
+    except (OSError, subprocess.SubprocessError):
+        swift = "swift ?"
+    try:
+        load_after = " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        load_after = "?"
+    return (f"{cores} cores, {memory}, {system}, {swift}; "
+            f"load average {load_before} before the steps, {load_after} after")
+
+rows = []
+for step in steps:
+    path = os.path.join(results, f"{step['step']}{suffix}.json")
+    try:
+        with open(path) as file:
+            step_rows = json.load(file)["rows"]
+    except (OSError, ValueError, KeyError) as error:
+        step_rows = [{"workload": f"{step['step']}: no rows", "ours": None, "anchor": None, "ratio": None,
+                      "target": "none", "pass": None,
+                      "note": f"error: the step exited with status {step['status']} and left no rows ({error})"}]
+    for row in step_rows:
+        rows.append({"step": step["step"], **row})
+
+report = {"date": started, "machine": machine(), "quick": quick == "1", "rows": rows, "steps": steps}
+name = "quick" if quick == "1" else "latest"
+with open(os.path.join(results, f"{name}.json"), "w") as file:
+    json.dump(report, file, indent=2, ensure_ascii=False)
+    file.write("\n")
+
+# The table: the same formatting as the tools' own tables (BenchmarkSupport/Format.swift).
+def number(value):
+    if value == round(value) and abs(value) < 1e15:
+        return str(int(value))
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    if abs(value) >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+def scale(value, unit, reference):
+    magnitude = abs(reference)
+    if unit == "s":
+        if magnitude >= 1 or magnitude == 0:
+            return value, " s"
+        if magnitude >= 1e-3:
+            return value * 1e3, " ms"
+        return value * 1e6, " µs"
+    if unit.endswith("/s"):
+        rest = "/s" if unit == "/s" else " " + unit
+        if magnitude >= 1e6:
+            return value / 1e6, "M" + rest
+        if magnitude >= 1e4:
+            return value / 1e3, "k" + rest
+        return value, rest
+    return value, (" " + unit if unit else "")
+
+def figure(value):
+    if not value:
+        return "—"
+    median, unit = scale(value["median"], value["unit"], value["median"])
+    text = number(median) + unit
+    if value.get("runs", 1) > 1 and value["minimum"] == value["maximum"]:
+        text += f" ({value['runs']} runs)"
+    elif value.get("runs", 1) > 1:
+        low = scale(value["minimum"], value["unit"], value["median"])[0]
+        high = scale(value["maximum"], value["unit"], value["median"])[0]
+        text += f" ({number(low)}–{number(high)}, {value['runs']} runs)"
+    return text
+
+def verdict(row):
+    if row.get("ours") is None and row.get("note"):
+        return "skipped" if row["note"].startswith("skipped") else "ERROR"
+    return {True: "pass", False: "FAIL", None: "—"}[row.get("pass")]
+
+header = ["step", "workload", "ours", "anchor", "ratio", "target", "pass/fail"]
+table = [[row["step"], row["workload"], figure(row.get("ours")), figure(row.get("anchor")),
+          "—" if row.get("ratio") is None else f"{row['ratio']:.2f}", row.get("target", ""), verdict(row)]
+         for row in rows]
+widths = [max(len(line[column]) for line in [header] + table) for column in range(len(header))]
+def line(cells):
+    return "| " + " | ".join(cell.ljust(width) for cell, width in zip(cells, widths)) + " |"
+text = [line(header), "|" + "|".join("-" * (width + 2) for width in widths) + "|"] + [line(cells) for cells in table]
+notes = [f"- {row['step']}: {row['workload']}: {row['note']}" for row in rows
+         if verdict(row) in ("skipped", "ERROR") or (row.get("note") or "").startswith("skipped")]
+verdicts = [verdict(row) for row in rows]
+summary = (f"{len(rows)} rows: {verdicts.count('pass')} pass, {verdicts.count('FAIL')} miss their target, "
+           f"{verdicts.count('—')} without target, {verdicts.count('skipped')} skipped, "
+           f"{verdicts.count('ERROR')} errors; steps: "
+           + ", ".join(f"{s['step']} {'ok' if s['status'] == 0 else 'FAILED %d' % s['status']} {s['seconds']} s"
+                       for s in steps))
+with open(os.path.join(results, f"{name}.md"), "w") as file:
+    file.write(f"# Benchmarks{' (--quick)' if quick == '1' else ''}, {started}\n\n{report['machine']}\n\n")
+    file.write("\n".join(text) + "\n\n" + summary + "\n")
+    if notes:
+        file.write("\n" + "\n".join(notes) + "\n")
+print()
+print("\n".join(text))
+print()
+print(summary)
+for note in notes:
+    print(note)
+print(f"bench-all: {len(rows)} rows in Benchmarks/results/{name}.json, the table in {name}.md")
 PY
+[ $? -ne 0 ] && failed=1
 exit "$failed"

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import ObjectGraph
 
@@ -40,11 +41,10 @@ enum CoreWorkloads {
     }
 
     /// Insert 100k objects and save into the in-memory store, vs appending 100k structs to an array.
-    static let insertAndSave = Workload(name: "in-memory insert+save 100k vs array append",
-                                        target: .atMostTimes(1_000)) { quick in
+    static let insertAndSave = Workload(name: "in-memory insert+save vs array append", target: .none) { quick in
         let data = rows(quick ? 20_000 : 100_000)
         let model = model()
-        return (ours: {
+        return Workload.Timed(ours: {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
             try coordinator.addPersistentStore(type: .inMemory)
             let context = ManagedObjectContext(coordinator: coordinator)
@@ -55,12 +55,12 @@ enum CoreWorkloads {
             var copy: [Row] = []
             for row in data { copy.append(row) }
             precondition(copy.count == data.count)
-        })
+        }, note: "\(data.count / 1000)k objects")
     }
 
     /// Fetch 100k objects with a predicate and two sort keys, vs the same filter and sort over an array of structs.
-    static let fetchWithPredicateAndSort = Workload(name: "in-memory fetch 100k predicate+2 sorts vs closure",
-                                                    target: .atMostTimes(2)) { quick in
+    static let fetchWithPredicateAndSort = Workload(name: "in-memory fetch, predicate + 2 sort keys, vs closure",
+                                                    target: .ratioAtMost(2)) { quick in
         let data = rows(quick ? 20_000 : 100_000)
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model())
         try coordinator.addPersistentStore(type: .inMemory)
@@ -69,7 +69,7 @@ enum CoreWorkloads {
         insert(data, into: context)
         try context.save()
         let predicate = try ObjectPredicate(format: "duration >= %d AND start > %f", 10, 1000.0)
-        return (ours: {
+        return Workload.Timed(ours: {
             let reader = ManagedObjectContext(coordinator: coordinator)
             let request = FetchRequest(entityName: "Session")
             request.predicate = predicate
@@ -81,18 +81,18 @@ enum CoreWorkloads {
                 $0.room != $1.room ? $0.room < $1.room : $0.start > $1.start
             }
             precondition(!result.isEmpty)
-        })
+        }, note: "\(data.count / 1000)k objects")
     }
 
     /// Evaluate a compiled predicate over 1M value snapshots, vs a hand-written closure.
-    static let predicateEvaluation = Workload(name: "predicate evaluation 1M snapshots vs closure",
-                                              target: .atMostTimes(3)) { quick in
+    static let predicateEvaluation = Workload(name: "predicate evaluation over dictionaries vs closure",
+                                              target: .ratioAtMost(3)) { quick in
         let data = rows(quick ? 200_000 : 1_000_000)
         let snapshots: [[String: Any]] = data.map {
             ["title": $0.title, "room": $0.room, "start": $0.start, "duration": $0.duration]
         }
         let predicate = try ObjectPredicate(format: "duration >= 10 AND start > 1000.0 AND room != 'Room 3'")
-        return (ours: {
+        return Workload.Timed(ours: {
             var count = 0
             for snapshot in snapshots where try predicate.evaluate(with: snapshot) { count += 1 }
             precondition(count > 0)
@@ -106,39 +106,19 @@ enum CoreWorkloads {
                 }
             }
             precondition(count > 0)
-        })
+        }, note: "\(snapshots.count / 1000)k dictionaries")
     }
 
-    /// Parse typical predicates; the anchor parses nothing but splits the same strings on spaces (a floor, for
-    /// scale); the figure to read is the rate printed in the workload name's column (predicates per second).
-    static let predicateParsing = Workload(name: "predicate parse 200k (rate >= 200k/s)", target: .atMostTimes(1_000)) {
-        quick in
+    /// Parse typical predicates (four comparisons, a case-insensitive BEGINSWITH, an IN list, a key path): the figure
+    /// is the rate, against the absolute target; there is no anchor.
+    static let predicateParsing = Workload(name: "predicate parse rate", target: .atLeast(200_000)) { quick in
         let formats = (0..<(quick ? 50_000 : 200_000)).map { index in
             "title BEGINSWITH[c] 'Talk \(index % 97)' AND duration >= \(index % 60) AND room.name IN {'A', 'B'} "
                 + "OR start < \(index)"
         }
-        return (ours: {
-            let start = ContinuousClock.now
+        return Workload.Timed(ours: {
             for format in formats { _ = try ObjectPredicate(format: format) }
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            FileHandle.standardError.write(Data("parse rate: \(Int(Double(formats.count) / seconds))/s\n".utf8))
-        }, anchor: {
-            var total = 0
-            for format in formats { total += format.split(separator: " ").count }
-            precondition(total > 0)
-        })
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        }, anchor: nil, items: formats.count, rateUnit: "predicates/s",
+        note: "\(formats.count / 1000)k distinct predicates per run")
     }
 }

@@ -1,7 +1,9 @@
+import BenchmarkSupport
 import Foundation
 import GRDB
 import ObjectGraph
 import ObjectGraphSQLite
+import Synchronization
 
 /// Our SQLite store beside GRDB doing the same work in the same run: GRDB is the peer (a mature Swift persistence
 /// toolkit over the same SQLite), so the ratio says what our layers cost compared with a well-tuned one.
@@ -29,11 +31,7 @@ enum GRDBWorkloads {
         return url
     }
 
-    static func removeDatabase(_ url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: url.path + suffix)
-        }
-    }
+    static func removeDatabase(_ url: URL) { SQLiteWorkloadData.removeDatabase(url) }
 
     static func makeQueue(_ url: URL) throws -> DatabaseQueue {
         var configuration = Configuration()
@@ -44,24 +42,8 @@ enum GRDBWorkloads {
 
     // MARK: The model, on both sides
 
-    static func model() -> ManagedObjectModel {
-        let item = EntityDescription(name: "Item", properties: [
-            AttributeDescription(name: "i1", type: .integer64), AttributeDescription(name: "i2", type: .integer32),
-            AttributeDescription(name: "d1", type: .double), AttributeDescription(name: "d2", type: .double),
-            AttributeDescription(name: "s1", type: .string), AttributeDescription(name: "s2", type: .string),
-            AttributeDescription(name: "date", type: .date), AttributeDescription(name: "flag", type: .boolean),
-        ])
-        let rank = AttributeDescription(name: "rank", type: .integer64)
-        rank.isIndexed = true
-        let row = EntityDescription(name: "Row", properties: [
-            rank, AttributeDescription(name: "a", type: .integer64), AttributeDescription(name: "b", type: .integer32),
-            AttributeDescription(name: "x", type: .double), AttributeDescription(name: "y", type: .double),
-            AttributeDescription(name: "s", type: .string), AttributeDescription(name: "t", type: .string),
-            AttributeDescription(name: "u", type: .string), AttributeDescription(name: "when", type: .date),
-            AttributeDescription(name: "flag", type: .boolean),
-        ])
-        return ManagedObjectModel(entities: [item, row])
-    }
+    /// Our side's model: the one SQLiteBench uses; GRDB's records below mirror its two entities.
+    static func model() -> ManagedObjectModel { SQLiteWorkloadData.model() }
 
     struct Item: FetchableRecord, PersistableRecord {
         static let databaseTableName = "item"
@@ -103,7 +85,7 @@ enum GRDBWorkloads {
         var flag: Bool
 
         init(_ index: Int, count: Int) {
-            id = Int64(index + 1); rank = Int64((index * 7919) % count); a = Int64(index); b = Int32(index % 5000)
+            id = Int64(index + 1); rank = Int64(SQLiteWorkloadData.rank(index, count: count)); a = Int64(index); b = Int32(index % 5000)
             x = Double(index) * 1.25; y = -Double(index); s = "string \(index)"; t = "label \(index % 31)"
             u = "u\(index)"; when = Date(timeIntervalSinceReferenceDate: Double(index) * 60); flag = index % 3 == 0
         }
@@ -118,25 +100,18 @@ enum GRDBWorkloads {
             container["x"] = x; container["y"] = y; container["s"] = s; container["t"] = t; container["u"] = u
             container["when"] = when; container["flag"] = flag
         }
-
-        var values: [String: any Sendable] {
-            ["rank": rank, "a": a, "b": b, "x": x, "y": y, "s": s, "t": t, "u": u, "when": when, "flag": flag]
-        }
     }
 
-    static func itemValues(_ n: Int) -> [String: any Sendable] {
-        ["i1": n, "i2": n % 1000, "d1": Double(n) * 0.5, "d2": Double(n) / 3, "s1": "name \(n)",
-         "s2": "city \(n % 97)", "date": Date(timeIntervalSinceReferenceDate: Double(n)), "flag": n % 2 == 0]
-    }
+    static func itemValues(_ n: Int) -> [String: any Sendable] { SQLiteWorkloadData.itemValues(n) }
 
     // MARK: 1. Insert 100k rows of 8 columns, one transaction
 
-    static let insertContext = Workload(name: "SQLite insert+save 100k x 8: context vs GRDB records",
-                                        target: .ratioOnly) { quick in
+    static let insertContext = Workload(name: "SQLite insert+save, 8 columns: context vs GRDB records",
+                                        target: .none) { quick in
         let count = quick ? 20_000 : 100_000
         SQLiteStore.register()
         let model = model()
-        return (ours: {
+        return Workload.Timed(ours: {
             let url = freshURL("ours-insert")
             defer { removeDatabase(url) }
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -156,15 +131,15 @@ enum GRDBWorkloads {
                 try Item.createTable(db)
                 for n in 0..<count { try Item(n).insert(db) }
             }
-        })
+        }, note: "\(count / 1000)k rows, one transaction")
     }
 
-    static let insertStore = Workload(name: "SQLite insert 100k x 8: store save vs GRDB statement",
-                                      target: .ratioOnly) { quick in
+    static let insertStore = Workload(name: "SQLite insert, 8 columns: store save vs GRDB statement",
+                                      target: .none) { quick in
         let count = quick ? 20_000 : 100_000
         SQLiteStore.register()
         let model = model()
-        return (ours: {
+        return Workload.Timed(ours: {
             let url = freshURL("ours-insert")
             defer { removeDatabase(url) }
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
@@ -190,12 +165,13 @@ enum GRDBWorkloads {
                                                       n % 2 == 0])
                 }
             }
-        })
+        }, note: "\(count / 1000)k rows, one transaction")
     }
 
     // MARK: 2. Fetch 200k rows of 10 columns
 
-    /// The same 200k rows in a store of ours and in a GRDB database, built once per workload (not timed).
+    /// The same 200k rows in a store of ours and in a GRDB database, built once per size (not timed) and read by the
+    /// four fetch workloads.
     final class FetchFixture: @unchecked Sendable {  // built before the timed closures run, then only read
         let count: Int
         let coordinator: PersistentStoreCoordinator
@@ -209,11 +185,11 @@ enum GRDBWorkloads {
             let store = try coordinator.addPersistentStore(type: .sqlite, at: freshURL("ours-fetch"))
             self.coordinator = coordinator
             self.store = store
-            let rows = (0..<count).map { RowRecord($0, count: count) }
             let keys = try store.newReferenceKeys(forEntityName: "Row", count: count)
             var changes = StoreChanges()
-            changes.inserted = zip(keys, rows).map { key, row in
-                StoreRecord(objectID: store.objectID(forEntityName: "Row", referenceKey: key), values: row.values)
+            changes.inserted = keys.enumerated().map { index, key in
+                StoreRecord(objectID: store.objectID(forEntityName: "Row", referenceKey: key),
+                            values: SQLiteWorkloadData.rowValues(index, count: count))
             }
             try store.prepareSave(changes).commit()
             let queue = try makeQueue(freshURL("grdb-fetch"))
@@ -226,49 +202,61 @@ enum GRDBWorkloads {
                     table.column("y", .double); table.column("s", .text); table.column("t", .text)
                     table.column("u", .text); table.column("when", .datetime); table.column("flag", .boolean)
                 }
-                for row in rows { try row.insert(db) }
+                for index in 0..<count { try RowRecord(index, count: count).insert(db) }
             }
         }
 
         var entity: EntityDescription { coordinator.managedObjectModel.entitiesByName["Row"]! }
+
+        private static let cache = Mutex<[Int: FetchFixture]>([:])
+
+        /// One fixture per size for the four fetch workloads (building it takes longer than measuring them).
+        static func shared(count: Int) throws -> FetchFixture {
+            try cache.withLock { fixtures in
+                if let fixture = fixtures[count] { return fixture }
+                let fixture = try FetchFixture(count: count)
+                fixtures[count] = fixture
+                return fixture
+            }
+        }
     }
 
-    static let fetchContext = Workload(name: "SQLite fetch 200k x 10: context vs GRDB records",
-                                       target: .ratioOnly) { quick in
-        let fixture = try FetchFixture(count: quick ? 40_000 : 200_000)
-        return (ours: {
+    static let fetchContext = Workload(name: "SQLite fetch all, 10 columns: context vs GRDB records",
+                                       target: .none) { quick in
+        let fixture = try FetchFixture.shared(count: quick ? 40_000 : 200_000)
+        return Workload.Timed(ours: {
             let context = ManagedObjectContext(coordinator: fixture.coordinator)
             let objects = try context.fetch(FetchRequest(entityName: "Row"))
             precondition(objects.count == fixture.count)
         }, anchor: {
             let rows = try fixture.queue.read { db in try RowRecord.fetchAll(db) }
             precondition(rows.count == fixture.count)
-        })
+        }, note: "\(fixture.count / 1000)k rows")
     }
 
-    static let fetchStore = Workload(name: "SQLite fetch 200k x 10: store fetch vs GRDB rows",
-                                     target: .ratioOnly) { quick in
-        let fixture = try FetchFixture(count: quick ? 40_000 : 200_000)
+    static let fetchStore = Workload(name: "SQLite fetch all, 10 columns: store fetch vs GRDB rows",
+                                     target: .none) { quick in
+        let fixture = try FetchFixture.shared(count: quick ? 40_000 : 200_000)
         let entity = fixture.entity
-        return (ours: {
+        return Workload.Timed(ours: {
             let records = try fixture.store.fetch(StoreFetchRequest(entity: entity, entityNames: ["Row"],
                                                                     predicate: nil, sortKeys: [], limit: 0))
             precondition(records.count == fixture.count)
         }, anchor: {
             let rows = try fixture.queue.read { db in try GRDB.Row.fetchAll(db, sql: "SELECT * FROM row") }
             precondition(rows.count == fixture.count)
-        })
+        }, note: "\(fixture.count / 1000)k rows")
     }
 
     // MARK: 3. Indexed, sorted, limit-50
 
-    static let limitContext = Workload(name: "SQLite indexed sorted limit-50 x 200: context vs GRDB records",
-                                       target: .ratioOnly) { quick in
-        let fixture = try FetchFixture(count: quick ? 40_000 : 200_000)
+    static let limitContext = Workload(name: "SQLite indexed sorted limit-50: context vs GRDB records",
+                                       target: .none) { quick in
+        let fixture = try FetchFixture.shared(count: quick ? 40_000 : 200_000)
         let threshold = fixture.count / 2
         let predicate = try ObjectPredicate(format: "rank >= %d", threshold)
         let iterations = 200
-        return (ours: {
+        return Workload.Timed(ours: {
             let context = ManagedObjectContext(coordinator: fixture.coordinator)
             for _ in 0..<iterations {
                 let request = FetchRequest(entityName: "Row")
@@ -286,17 +274,17 @@ enum GRDBWorkloads {
                     precondition(rows.count == 50)
                 }
             }
-        })
+        }, note: "\(iterations) queries per run, \(fixture.count / 1000)k rows")
     }
 
-    static let limitStore = Workload(name: "SQLite indexed sorted limit-50 x 200: store vs GRDB rows",
-                                     target: .ratioOnly) { quick in
-        let fixture = try FetchFixture(count: quick ? 40_000 : 200_000)
+    static let limitStore = Workload(name: "SQLite indexed sorted limit-50: store vs GRDB rows",
+                                     target: .none) { quick in
+        let fixture = try FetchFixture.shared(count: quick ? 40_000 : 200_000)
         let threshold = fixture.count / 2
         let predicate = try ObjectPredicate(format: "rank >= %d", threshold)
         let entity = fixture.entity
         let iterations = 200
-        return (ours: {
+        return Workload.Timed(ours: {
             for _ in 0..<iterations {
                 let records = try fixture.store.fetch(StoreFetchRequest(entity: entity, entityNames: ["Row"],
                                                                         predicate: predicate,
@@ -311,6 +299,6 @@ enum GRDBWorkloads {
                     precondition(rows.count == 50)
                 }
             }
-        })
+        }, note: "\(iterations) queries per run, \(fixture.count / 1000)k rows")
     }
 }

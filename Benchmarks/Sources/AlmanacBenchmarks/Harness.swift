@@ -1,113 +1,76 @@
+import BenchmarkSupport
 import Foundation
+
+/// The support library's generator under its own name in this module, for the files that do not import the
+/// library (LoadGenerator.swift).
+typealias SplitMix = BenchmarkSupport.SplitMix
 
 /// One measured workload: ours beside its anchor, in the same run.
 struct Workload: Sendable {
     let name: String
-    /// What the ratio means and the target, e.g. "ours/anchor <= 2.0".
-    let target: Target
-    /// Prepares inputs (not timed) and returns the two timed closures.
-    let make: @Sendable (_ quick: Bool) throws -> (ours: () throws -> Void, anchor: () throws -> Void)
+    let target: ResultRow.Target
+    /// Prepares inputs (not timed) and returns what is timed.
+    let make: @Sendable (_ quick: Bool) throws -> Timed
 
-    enum Target: Sendable {
-        /// ours must take at most `factor` times the anchor's time.
-        case atMostTimes(Double)
-        /// ours must reach at least `factor` times the anchor's throughput (anchor time / ours time >= factor).
-        case atLeastThroughput(Double)
-        /// No target: the ratio is the figure (ours against a peer library).
-        case ratioOnly
+    /// The timed closures of a workload.
+    struct Timed {
+        var ours: () throws -> Void
+        /// The same work done the simplest fast way (or by a peer library); `nil` when there is nothing to compare.
+        var anchor: (() throws -> Void)?
+        /// When set, each run handles this many items and the row reports rates in `rateUnit` instead of times.
+        var items: Int?
+        var rateUnit: String
+        /// The inputs' size and anything else the row should say ("100k objects").
+        var note: String?
 
-        var description: String {
-            switch self {
-            case .atMostTimes(let factor): "time <= \(factor)x anchor"
-            case .atLeastThroughput(let factor): "rate >= \(factor)x anchor"
-            case .ratioOnly: "ratio only"
-            }
-        }
-
-        func passes(ours: Double, anchor: Double) -> Bool {
-            switch self {
-            case .atMostTimes(let factor): ours <= anchor * factor
-            case .atLeastThroughput(let factor): anchor / ours >= factor
-            case .ratioOnly: true
-            }
+        init(ours: @escaping () throws -> Void, anchor: (() throws -> Void)?, items: Int? = nil,
+             rateUnit: String = "/s", note: String? = nil)
+        {
+            self.ours = ours
+            self.anchor = anchor
+            self.items = items
+            self.rateUnit = rateUnit
+            self.note = note
         }
     }
 }
 
-/// Timing statistics of repeated runs.
-struct Measurement: Codable {
-    var median: Double
-    var minimum: Double
-    var maximum: Double
-    var runs: Int
-
-    /// Runs `body` once to warm up, then until `minimumRuns` runs and either the spread of the last runs is within
-    /// 5% or `maximumRuns` is reached.
-    static func of(minimumRuns: Int, maximumRuns: Int, _ body: () throws -> Void) rethrows -> Measurement {
-        try body()
-        var times: [Double] = []
-        while times.count < maximumRuns {
-            let start = ContinuousClock.now
-            try body()
-            let elapsed = ContinuousClock.now - start
-            times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            if times.count >= minimumRuns {
-                let recent = times.suffix(minimumRuns).sorted()
-                if recent.last! <= recent.first! * 1.05 { break }
-            }
-        }
-        let sorted = times.sorted()
-        return Measurement(median: sorted[sorted.count / 2], minimum: sorted.first!, maximum: sorted.last!,
-                           runs: sorted.count)
-    }
-}
-
-struct Result: Codable {
-    var workload: String
-    var ours: Measurement
-    var anchor: Measurement
-    var ratio: Double
-    var target: String
-    var pass: Bool
-    var error: String?
-}
-
-/// Runs workloads, prints a table, and writes `results/latest.json`.
+/// Runs workloads and prints their rows as they are measured.
 struct Harness {
     let quick: Bool
     let filter: String?
 
-    static func verdict(_ target: Workload.Target, _ pass: Bool) -> String {
-        if case .ratioOnly = target { return "—" }
-        return pass ? "pass" : "FAIL"
+    func run(_ workloads: [Workload]) -> [ResultRow] {
+        var rows: [ResultRow] = []
+        ResultTable.printHeader()
+        for workload in workloads where filter.map({ workload.name.localizedCaseInsensitiveContains($0) }) ?? true {
+            let row: ResultRow
+            do {
+                row = try measure(workload)
+            } catch {
+                row = ResultRow.failed(workload.name, target: workload.target, error: error)
+            }
+            ResultTable.printRow(row)
+            rows.append(row)
+        }
+        return rows
     }
 
-    func run(_ workloads: [Workload]) throws -> [Result] {
-        var results: [Result] = []
-        let header = ["workload", "ours (ms)", "anchor (ms)", "ratio", "target", "result"]
-        print(header.joined(separator: " | "))
-        print(header.map { String(repeating: "-", count: $0.count) }.joined(separator: " | "))
-        for workload in workloads where filter.map({ workload.name.localizedCaseInsensitiveContains($0) }) ?? true {
-            do {
-                let (ours, anchor) = try workload.make(quick)
-                let runs = quick ? (3, 5) : (5, 15)
-                let anchorTime = try Measurement.of(minimumRuns: runs.0, maximumRuns: runs.1, anchor)
-                let oursTime = try Measurement.of(minimumRuns: runs.0, maximumRuns: runs.1, ours)
-                let ratio = oursTime.median / anchorTime.median
-                let pass = workload.target.passes(ours: oursTime.median, anchor: anchorTime.median)
-                let result = Result(workload: workload.name, ours: oursTime, anchor: anchorTime, ratio: ratio,
-                                    target: workload.target.description, pass: pass, error: nil)
-                results.append(result)
-                print([workload.name, String(format: "%.2f", oursTime.median * 1000),
-                       String(format: "%.2f", anchorTime.median * 1000), String(format: "%.2f", ratio),
-                       workload.target.description, Self.verdict(workload.target, pass)].joined(separator: " | "))
-            } catch {
-                print("\(workload.name) | error: \(error)")
-                let zero = Measurement(median: 0, minimum: 0, maximum: 0, runs: 0)
-                results.append(Result(workload: workload.name, ours: zero, anchor: zero, ratio: 0,
-                                      target: workload.target.description, pass: false, error: "\(error)"))
-            }
+    func measure(_ workload: Workload) throws -> ResultRow {
+        let timed = try workload.make(quick)
+        let runs = Figure.Runs.standard(quick: quick)
+        var ours: Figure
+        var anchor: Figure?
+        if let anchorBody = timed.anchor {
+            (ours, anchor) = try Figure.timingPair(runs, ours: timed.ours, anchor: anchorBody)
+        } else {
+            ours = try Figure.timing(runs, timed.ours)
         }
-        return results
+        if let items = timed.items {
+            ours = ours.rate(items: Double(items), unit: timed.rateUnit)
+            anchor = anchor?.rate(items: Double(items), unit: timed.rateUnit)
+        }
+        return ResultRow(workload: workload.name, ours: ours, anchor: anchor, target: workload.target,
+                         note: timed.note)
     }
 }

@@ -4,9 +4,11 @@
 //   CrashSafety writer STORE-TYPE PATH
 //       Opens (or creates) the store and loops forever: insert one Item (n = i, a payload of a few hundred bytes),
 //       save, and only after save returns print "ack i" on stdout (unbuffered).
-//   CrashSafety run [--kills N] [--types Binary,XML,SQLite] [--folder DIR] [--seed S]
+//   CrashSafety run [--kills N] [--types Binary,XML,SQLite] [--folder DIR] [--seed S] [--json PATH]
 //       For each type, N times: spawn the writer, let it run 20-300 ms (fixed-seed RNG), SIGKILL it, read its acks,
-//       reopen the store in this process and check that it opens and holds every acknowledged n.
+//       reopen the store in this process and check that it opens and holds every acknowledged n. With --json, one
+//       row per type (lost writes plus torn files, target 0) in the benchmarks' common shape.
+import BenchmarkSupport
 import Foundation
 import ObjectGraph
 import ObjectGraphSQLite
@@ -15,18 +17,6 @@ import ObjectGraphXML
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// A fixed-seed generator (SplitMix64), so every run kills at the same moments.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func makeModel() -> ManagedObjectModel {
     let item = EntityDescription(
@@ -189,17 +179,19 @@ func reopen(type: PersistentStoreType, url: URL) -> Result<[Int64], any Error> {
     }
 }
 
-func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool {
+/// Runs the kills for every type; returns one row per type (a type it does not know gives an error row).
+func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> [ResultRow] {
     registerTypes()
-    var allGood = true
+    var rows: [ResultRow] = []
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for name in types {
         guard let type = storeType(name) else {
             say("unknown store type \(name)")
-            allGood = false
+            rows.append(ResultRow.failed("crash safety: \(name)", target: .atMost(0),
+                                         error: CrashSafetyError(description: "unknown store type \(name)")))
             continue
         }
-        var rng = SeededGenerator(state: seed)
+        var rng = SplitMix(seed: seed)
         let url = folder.appendingPathComponent("crash-\(type.rawValue).store")
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
@@ -248,7 +240,15 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         figures.leftoverFiles = names.filter { $0.hasPrefix(".\(url.lastPathComponent).") }.sorted()
         let good = figures.lost == 0 && figures.torn == 0
-        allGood = allGood && good
+        let failures = Double(figures.lost + figures.torn)
+        rows.append(ResultRow(
+            workload: "crash safety: \(type.rawValue) store, writer SIGKILLed at random moments",
+            ours: Figure(median: failures, minimum: failures, maximum: failures, runs: figures.kills,
+                         unit: "lost writes or torn files"),
+            target: .atMost(0),
+            note: "\(figures.kills) kills, \(figures.acknowledged) acknowledged writes, \(figures.lost) lost, "
+                + "\(figures.torn) torn, \(figures.leftoverFiles.count) leftover temporary files, "
+                + String(format: "%.1f s", figures.seconds)))
         say("""
             \(type.rawValue): \(good ? "OK" : "FAILED")
               kills:                 \(figures.kills) (\(figures.killsWithoutAck) before the first ack)
@@ -262,7 +262,11 @@ func runHarness(kills: Int, types: [String], folder: URL, seed: UInt64) -> Bool 
         for failure in figures.openFailures.prefix(10) { say("  open failure: \(failure)") }
         for early in figures.writerExitedEarly.prefix(10) { say("  \(early)") }
     }
-    return allGood
+    return rows
+}
+
+struct CrashSafetyError: Error, CustomStringConvertible {
+    var description: String
 }
 
 // MARK: Main
@@ -280,6 +284,7 @@ case "run":
     var types = ["Binary", "XML", "SQLite"]
     var folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-safety-\(getpid())")
     var seed: UInt64 = 2026
+    var json: URL?
     var index = 1
     while index < arguments.count {
         let value = index + 1 < arguments.count ? arguments[index + 1] : ""
@@ -288,6 +293,7 @@ case "run":
         case "--types": types = value.split(separator: ",").map(String.init)
         case "--folder": folder = URL(fileURLWithPath: value)
         case "--seed": seed = UInt64(value) ?? seed
+        case "--json": json = URL(fileURLWithPath: value)
         default:
             say("unknown option \(arguments[index])")
             exit(64)
@@ -295,8 +301,20 @@ case "run":
         index += 2
     }
     say("crash safety: \(kills) kills per type, types \(types.joined(separator: ",")), folder \(folder.path)")
-    exit(runHarness(kills: kills, types: types, folder: folder, seed: seed) ? 0 : 1)
+    let rows = runHarness(kills: kills, types: types, folder: folder, seed: seed)
+    say("")
+    ResultTable.print(rows)
+    if let json {
+        do {
+            try ResultFile(tool: "CrashSafety", quick: false, rows: rows).write(to: json)
+        } catch {
+            say("cannot write \(json.path): \(error)")
+            exit(1)
+        }
+    }
+    exit(rows.allSatisfy { $0.pass == true } ? 0 : 1)
 default:
-    say("usage: CrashSafety writer STORE-TYPE PATH | CrashSafety run [--kills N] [--types Binary,XML,SQLite]")
+    say("usage: CrashSafety writer STORE-TYPE PATH | CrashSafety run [--kills N] [--types Binary,XML,SQLite] "
+            + "[--json PATH]")
     exit(64)
 }

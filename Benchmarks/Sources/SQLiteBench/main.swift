@@ -1,17 +1,18 @@
+import BenchmarkSupport
 import CSQLiteRaw
 import Foundation
 import ObjectGraph
 import ObjectGraphSQLite
 
 // SQLiteBench: the SQLite store against the raw C API doing the same work, in the same run.
-// Build and run with: swift run -c release SQLiteBench
+//
+//   swift run -c release --package-path Benchmarks SQLiteBench [--quick] [--json PATH]
+//
+// Each workload runs once to warm up, then ours and the raw loop alternate until both are stable; the table gives
+// the median and spread. --quick shrinks the inputs (20k inserts, 40k rows instead of 100k and 200k).
 
-
-func measure(_ body: () throws -> Void) rethrows -> Double {
-    let start = DispatchTime.now().uptimeNanoseconds
-    try body()
-    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-}
+let arguments = Arguments()
+let quick = arguments.quick
 
 func exec(_ db: OpaquePointer?, _ sql: String) {
     guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(String(cString: sqlite3_errmsg(db))) }
@@ -35,41 +36,33 @@ try FileManager.default.createDirectory(at: folder, withIntermediateDirectories:
 defer { try? FileManager.default.removeItem(at: folder) }
 SQLiteStore.register()
 
-// MARK: Model
-
-func makeModel() -> ManagedObjectModel {
-    let item = EntityDescription(name: "Item", properties: [
-        AttributeDescription(name: "i1", type: .integer64), AttributeDescription(name: "i2", type: .integer32),
-        AttributeDescription(name: "d1", type: .double), AttributeDescription(name: "d2", type: .double),
-        AttributeDescription(name: "s1", type: .string), AttributeDescription(name: "s2", type: .string),
-        AttributeDescription(name: "date", type: .date), AttributeDescription(name: "flag", type: .boolean),
-    ])
-    let indexed = AttributeDescription(name: "rank", type: .integer64)
-    indexed.isIndexed = true
-    let row = EntityDescription(name: "Row", properties: [
-        indexed, AttributeDescription(name: "a", type: .integer64), AttributeDescription(name: "b", type: .integer32),
-        AttributeDescription(name: "x", type: .double), AttributeDescription(name: "y", type: .double),
-        AttributeDescription(name: "s", type: .string), AttributeDescription(name: "t", type: .string),
-        AttributeDescription(name: "u", type: .string), AttributeDescription(name: "when", type: .date),
-        AttributeDescription(name: "flag", type: .boolean),
-    ])
-    return ManagedObjectModel(entities: [item, row])
+/// A new database file name in the folder.
+var fileNumber = 0
+@MainActor
+func freshURL(_ name: String) -> URL {
+    fileNumber += 1
+    return folder.appendingPathComponent("\(name)-\(fileNumber).sqlite")
 }
 
-func itemValues(_ n: Int) -> [String: any Sendable] {
-    ["i1": n, "i2": n % 1000, "d1": Double(n) * 0.5, "d2": Double(n) / 3, "s1": "name \(n)", "s2": "city \(n % 97)",
-     "date": Date(timeIntervalSinceReferenceDate: Double(n)), "flag": n % 2 == 0]
-}
+let runs = Figure.Runs.standard(quick: quick)
+let longRuns = Figure.Runs.long(quick: quick)
+var rows: [ResultRow] = []
+var sink = 0
 
-// MARK: 1. Insert 100k objects of 8 attributes
+// MARK: 1. Insert objects of 8 attributes, one transaction
 
-let insertCount = 100_000
-let rawInsert: Double = {
-    let db = openRaw(folder.appendingPathComponent("raw-insert.sqlite").path)
+let insertCount = quick ? 20_000 : 100_000
+
+/// The raw loop: prepared INSERT, bound values, one transaction, into the same table our store creates.
+@MainActor
+func rawInsertSeconds() -> Double {
+    let url = freshURL("raw-insert")
+    defer { SQLiteWorkloadData.removeDatabase(url) }
+    let db = openRaw(url.path)
     defer { sqlite3_close_v2(db) }
     exec(db, "CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZI1 INTEGER, ZI2 INTEGER, "
         + "ZD1 FLOAT, ZD2 FLOAT, ZS1 VARCHAR, ZS2 VARCHAR, ZDATE TIMESTAMP, ZFLAG INTEGER)")
-    return measure {
+    return Figure.seconds {
         exec(db, "BEGIN IMMEDIATE")
         var statement: OpaquePointer?
         sqlite3_prepare_v2(db, "INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &statement, nil)
@@ -89,73 +82,84 @@ let rawInsert: Double = {
         sqlite3_finalize(statement)
         exec(db, "COMMIT")
     }
-}()
+}
 
-var recordBuilding = 0.0
-let storeInsert: Double = try {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: makeModel())
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("store-insert.sqlite"))
+/// The store's `prepareSave`+`commit` of records built beforehand. Building them (the caller's dictionaries) is
+/// timed apart: every call appends its build and save times, so both can be reported.
+var insertTimes: [(build: Double, save: Double)] = []
+@MainActor
+func storeInsertSeconds() throws -> Double {
+    let url = freshURL("store-insert")
+    defer { SQLiteWorkloadData.removeDatabase(url) }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    defer { try? coordinator.remove(store) }
     var changes = StoreChanges()
-    // Building the records (the caller's dictionaries) is timed apart from the store's work.
-    recordBuilding = try measure {
+    let build = try Figure.seconds {
         let keys = try store.newReferenceKeys(forEntityName: "Item", count: insertCount)
         changes.inserted = keys.enumerated().map { index, key in
-            StoreRecord(objectID: store.objectID(forEntityName: "Item", referenceKey: key), values: itemValues(index))
+            StoreRecord(objectID: store.objectID(forEntityName: "Item", referenceKey: key),
+                        values: SQLiteWorkloadData.itemValues(index))
         }
     }
-    return try measure {
-        let save = try store.prepareSave(changes)
-        try save.commit()
-    }
-}()
+    let save = try Figure.seconds { try store.prepareSave(changes).commit() }
+    insertTimes.append((build, save))
+    return save
+}
 
-let contextInsert: Double = try {
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: makeModel())
-    try coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("context-insert.sqlite"))
+@MainActor
+func contextInsertSeconds() throws -> Double {
+    let url = freshURL("context-insert")
+    defer { SQLiteWorkloadData.removeDatabase(url) }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    defer { try? coordinator.remove(store) }
     let context = ManagedObjectContext(coordinator: coordinator)
     context.isUndoRegistrationEnabled = false
-    return try measure {
+    return try Figure.seconds {
         for n in 0..<insertCount {
             let object = context.insertNewObject(forEntityName: "Item")
-            for (key, value) in itemValues(n) { object.setValue(value, forKey: key) }
+            for (key, value) in SQLiteWorkloadData.itemValues(n) { object.setValue(value, forKey: key) }
         }
         try context.save()
     }
-}()
+}
 
-// MARK: 2. Fetch 200k objects with 10 attributes
+let insertRate = "objects/s"
+let insertNote = "\(insertCount / 1000)k objects of 8 attributes, one transaction, WAL"
+let (storeInsert, rawInsert) = try Figure.samplingPair(runs, unit: "s", ours: storeInsertSeconds,
+                                                       anchor: rawInsertSeconds)
+let storeInsertWithBuilding = Figure(samples: insertTimes.dropFirst().map { $0.build + $0.save }, unit: "s")
+let contextInsert = try Figure.sampling(longRuns, unit: "s", contextInsertSeconds)
+rows.append(ResultRow(workload: "SQLite insert: store prepareSave+commit vs raw C API",
+                      ours: storeInsert.rate(items: Double(insertCount), unit: insertRate),
+                      anchor: rawInsert.rate(items: Double(insertCount), unit: insertRate), target: .ratioAtLeast(0.5),
+                      note: insertNote + "; the records are built before the timed save"))
+rows.append(ResultRow(workload: "SQLite insert, building the StoreRecords too: store vs raw C API",
+                      ours: storeInsertWithBuilding.rate(items: Double(insertCount), unit: insertRate),
+                      anchor: rawInsert.rate(items: Double(insertCount), unit: insertRate), target: .ratioAtLeast(0.5),
+                      note: insertNote))
+rows.append(ResultRow(workload: "SQLite insert+save through a context vs raw C API",
+                      ours: contextInsert.rate(items: Double(insertCount), unit: insertRate),
+                      anchor: rawInsert.rate(items: Double(insertCount), unit: insertRate), target: .none,
+                      note: insertNote + "; anchor measured beside the store insert"))
 
-let fetchCount = 200_000
+// MARK: 2. Fetch every object, 10 attributes
+
+let fetchCount = quick ? 40_000 : 200_000
 let fetchURL = folder.appendingPathComponent("fetch.sqlite")
-let fetchCoordinator = PersistentStoreCoordinator(managedObjectModel: makeModel())
+let fetchCoordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
 let fetchStore = try fetchCoordinator.addPersistentStore(type: .sqlite, at: fetchURL)
 do {
     let keys = try fetchStore.newReferenceKeys(forEntityName: "Row", count: fetchCount)
     var changes = StoreChanges()
     changes.inserted = keys.enumerated().map { index, key in
-        StoreRecord(objectID: fetchStore.objectID(forEntityName: "Row", referenceKey: key), values: [
-            "rank": (index * 7919) % fetchCount, "a": index, "b": index % 5000, "x": Double(index) * 1.25,
-            "y": -Double(index), "s": "string \(index)", "t": "label \(index % 31)", "u": "u\(index)",
-            "when": Date(timeIntervalSinceReferenceDate: Double(index) * 60), "flag": index % 3 == 0,
-        ])
+        StoreRecord(objectID: fetchStore.objectID(forEntityName: "Row", referenceKey: key),
+                    values: SQLiteWorkloadData.rowValues(index, count: fetchCount))
     }
     try fetchStore.prepareSave(changes).commit()
 }
 let rowEntity = fetchCoordinator.managedObjectModel.entitiesByName["Row"]!
-
-func rawFetchAll() -> Int {
-    var db: OpaquePointer?
-    sqlite3_open_v2(fetchURL.path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-    defer { sqlite3_close_v2(db) }
-    var statement: OpaquePointer?
-    sqlite3_prepare_v2(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZRANK, ZA, ZB, ZX, ZY, ZS, ZT, ZU, ZWHEN, ZFLAG FROM ZROW "
-        + "ORDER BY Z_PK", -1, &statement, nil)
-    defer { sqlite3_finalize(statement) }
-    var rows: [RawRow] = []
-    rows.reserveCapacity(fetchCount)
-    while sqlite3_step(statement) == SQLITE_ROW { rows.append(RawRow(statement)) }
-    return rows.count
-}
 
 /// One row read into Swift values, as the raw loops read it.
 struct RawRow {
@@ -185,32 +189,36 @@ struct RawRow {
     }
 }
 
-func best(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
-    var times: [Double] = []
-    for _ in 0..<runs { times.append(try measure(body)) }
-    return times.min()!
+func rawFetchAll() -> Int {
+    var db: OpaquePointer?
+    sqlite3_open_v2(fetchURL.path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+    defer { sqlite3_close_v2(db) }
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT Z_PK, Z_ENT, Z_OPT, ZRANK, ZA, ZB, ZX, ZY, ZS, ZT, ZU, ZWHEN, ZFLAG FROM ZROW "
+        + "ORDER BY Z_PK", -1, &statement, nil)
+    defer { sqlite3_finalize(statement) }
+    var rows: [RawRow] = []
+    rows.reserveCapacity(fetchCount)
+    while sqlite3_step(statement) == SQLITE_ROW { rows.append(RawRow(statement)) }
+    return rows.count
 }
 
-var sink = 0
-let rawFetch = best(3) { sink &+= rawFetchAll() }
-let storeFetch = try best(3) {
-    let results = try fetchStore.fetch(StoreFetchRequest(entity: rowEntity, entityNames: ["Row"], predicate: nil,
-                                                         sortKeys: [], limit: 0))
-    sink &+= results.count
+let fetchRate = "objects/s"
+let fetchNote = "\(fetchCount / 1000)k objects of 10 attributes"
+let (storeFetch, rawFetch) = try Figure.timingPair(runs, ours: {
+    sink &+= try fetchStore.fetch(StoreFetchRequest(entity: rowEntity, entityNames: ["Row"], predicate: nil,
+                                                    sortKeys: [], limit: 0)).count
+}, anchor: { sink &+= rawFetchAll() })
+let storeFetchIDs = try Figure.timing(runs) {
+    sink &+= try fetchStore.fetch(StoreFetchRequest(entity: rowEntity, entityNames: ["Row"], predicate: nil,
+                                                    sortKeys: [], limit: 0, includesValues: false)).count
 }
-let storeFetchIDs = try best(3) {
-    let results = try fetchStore.fetch(StoreFetchRequest(entity: rowEntity, entityNames: ["Row"], predicate: nil,
-                                                         sortKeys: [], limit: 0, includesValues: false))
-    sink &+= results.count
-}
-let contextFetch = try best(3) {
+let contextFetch = try Figure.timing(longRuns) {
     let context = ManagedObjectContext(coordinator: fetchCoordinator)
-    let objects = try context.fetch(FetchRequest(entityName: "Row"))
-    sink &+= objects.count
+    sink &+= try context.fetch(FetchRequest(entityName: "Row")).count
 }
-
 // Batched: IDs first, then one query per 1,000 objects as every object's values are read.
-let batchedContextFetch = try best(3) {
+let batchedContextFetch = try Figure.timing(longRuns) {
     let context = ManagedObjectContext(coordinator: fetchCoordinator)
     let request = FetchRequest(entityName: "Row")
     request.fetchBatchSize = 1000
@@ -218,6 +226,19 @@ let batchedContextFetch = try best(3) {
     for object in objects { sink &+= (object.value(forKey: "a") as? Int) ?? 0 }
     withExtendedLifetime(context) {}
 }
+let rawFetchRate = rawFetch.rate(items: Double(fetchCount), unit: fetchRate)
+rows.append(ResultRow(workload: "SQLite fetch all: store fetch with values vs raw C API",
+                      ours: storeFetch.rate(items: Double(fetchCount), unit: fetchRate), anchor: rawFetchRate,
+                      target: .ratioAtLeast(0.5), note: fetchNote + " into StoreRecords; the raw loop reads structs"))
+rows.append(ResultRow(workload: "SQLite fetch all: store fetch of IDs only vs raw C API (all values)",
+                      ours: storeFetchIDs.rate(items: Double(fetchCount), unit: fetchRate), anchor: rawFetchRate,
+                      target: .none, note: fetchNote))
+rows.append(ResultRow(workload: "SQLite fetch all through a context vs raw C API",
+                      ours: contextFetch.rate(items: Double(fetchCount), unit: fetchRate), anchor: rawFetchRate,
+                      target: .none, note: fetchNote))
+rows.append(ResultRow(workload: "SQLite fetch all through a context, batches of 1000, every object read, vs raw C API",
+                      ours: batchedContextFetch.rate(items: Double(fetchCount), unit: fetchRate), anchor: rawFetchRate,
+                      target: .none, note: fetchNote))
 
 // MARK: 3. Indexed, sorted, limit-50 fetch
 
@@ -234,32 +255,47 @@ func rawLimitQuery(_ db: OpaquePointer?) -> Int {
 }
 var rawDB: OpaquePointer?
 sqlite3_open_v2(fetchURL.path, &rawDB, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
-let iterations = 500
-let rawLimit = best(3) { for _ in 0..<iterations { sink &+= rawLimitQuery(rawDB) } } / Double(iterations)
-sqlite3_close_v2(rawDB)
+let iterations = quick ? 200 : 500
 let limitPredicate = try ObjectPredicate(format: "rank >= %d", threshold)
-let storeLimit = try best(3) {
+let (storeLimitBatch, rawLimitBatch) = try Figure.timingPair(runs, ours: {
     for _ in 0..<iterations {
-        sink &+= try fetchStore.fetch(StoreFetchRequest(entity: rowEntity, entityNames: ["Row"], predicate: limitPredicate,
-                                                        sortKeys: [SortKey("rank")], limit: 50)).count
+        sink &+= try fetchStore.fetch(StoreFetchRequest(entity: rowEntity, entityNames: ["Row"],
+                                                        predicate: limitPredicate, sortKeys: [SortKey("rank")],
+                                                        limit: 50)).count
     }
-} / Double(iterations)
+}, anchor: { for _ in 0..<iterations { sink &+= rawLimitQuery(rawDB) } })
+sqlite3_close_v2(rawDB)
+let storeLimit = storeLimitBatch.scaled(by: 1 / Double(iterations))
+let rawLimit = rawLimitBatch.scaled(by: 1 / Double(iterations))
+rows.append(ResultRow(workload: "SQLite indexed sorted limit-50 query: store vs raw C API", ours: storeLimit,
+                      anchor: rawLimit, target: .ratioAtMost(2),
+                      note: "time per query (\(iterations) per run), rank >= half of \(fetchCount / 1000)k rows"))
+
+// MARK: Output
 
 func line(_ name: String, _ time: Double, _ count: Int) -> String {
-    String(format: "%-46@ %9.1f ms  %10.0f objects/s", name as NSString, time * 1000, Double(count) / time)
+    String(format: "%-50@ %9.1f ms  %10.0f objects/s", name as NSString, time * 1000, Double(count) / time)
 }
-print(line("raw insert 100k (8 attributes, one tx)", rawInsert, insertCount))
-print(line("store prepareSave+commit 100k (records built)", storeInsert, insertCount))
-print(line("  + building the 100k StoreRecords", storeInsert + recordBuilding, insertCount))
-print(line("context insert+save 100k", contextInsert, insertCount))
+print("medians of \(runs.minimum) to \(runs.maximum) runs (context: \(longRuns.minimum) to \(longRuns.maximum))")
+print(line("raw insert (8 attributes, one tx)", rawInsert.median, insertCount))
+print(line("store prepareSave+commit (records built)", storeInsert.median, insertCount))
+print(line("  + building the StoreRecords", storeInsertWithBuilding.median, insertCount))
+print(line("context insert+save", contextInsert.median, insertCount))
 print(String(format: "  store/raw insert rate: %.2fx (%.2fx with record building)   context/raw: %.2fx",
-             rawInsert / storeInsert, rawInsert / (storeInsert + recordBuilding), rawInsert / contextInsert))
-print(line("raw step-and-read 200k (10 attributes)", rawFetch, fetchCount))
-print(line("store fetch 200k with values", storeFetch, fetchCount))
-print(line("store fetch 200k IDs only", storeFetchIDs, fetchCount))
-print(line("context fetch 200k", contextFetch, fetchCount))
-print(line("context fetch 200k, fetchBatchSize 1000, all read", batchedContextFetch, fetchCount))
-print(String(format: "  store/raw fetch rate: %.2fx   context/raw: %.2fx", rawFetch / storeFetch, rawFetch / contextFetch))
+             rawInsert.median / storeInsert.median, rawInsert.median / storeInsertWithBuilding.median,
+             rawInsert.median / contextInsert.median))
+print(line("raw step-and-read (10 attributes)", rawFetch.median, fetchCount))
+print(line("store fetch with values", storeFetch.median, fetchCount))
+print(line("store fetch IDs only", storeFetchIDs.median, fetchCount))
+print(line("context fetch", contextFetch.median, fetchCount))
+print(line("context fetch, fetchBatchSize 1000, all read", batchedContextFetch.median, fetchCount))
+print(String(format: "  store/raw fetch rate: %.2fx   context/raw: %.2fx", rawFetch.median / storeFetch.median,
+             rawFetch.median / contextFetch.median))
 print(String(format: "raw indexed sorted limit-50: %.1f µs; store: %.1f µs; store/raw latency %.2fx",
-             rawLimit * 1e6, storeLimit * 1e6, storeLimit / rawLimit))
+             rawLimit.median * 1e6, storeLimit.median * 1e6, storeLimit.median / rawLimit.median))
+print("")
+ResultTable.print(rows)
+if let url = arguments.jsonURL {
+    try ResultFile(tool: "SQLiteBench", quick: quick, rows: rows).write(to: url)
+}
 if sink == 42 { print("") }

@@ -1,27 +1,19 @@
-// Benchmarks the XML store against `xmllint --noout` and the binary store on one generated graph.
+// Benchmarks the XML store against `xmllint --noout` and the binary store on one generated graph, and the frab
+// reader on FOSDEM 2021's schedule against `xmllint --noout` on the same file.
 //
-//   swift run -c release XMLStoreBench [approximate MB, default 50] [folder]
+//   swift run -c release --package-path Benchmarks XMLStoreBench [approximate MB, default 50] [folder] [--json PATH]
 //
-// Prints a table of the best of three runs of each step (wall clock and CPU time of this process or xmllint).
+// Each step runs once to warm up, then until stable (3 to 7 runs; the XML load alternates with xmllint); the table
+// gives the median wall and CPU time (this process's, or xmllint's), and the rows their median and spread.
+import BenchmarkSupport
 import Foundation
 import ObjectGraph
 import ObjectGraphXML
+import Schedules
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// A fixed-seed generator (SplitMix64), so every run builds the same graph.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func makeModel() -> ManagedObjectModel {
     let author = EntityDescription(
@@ -51,14 +43,14 @@ let words = [
     "lantern", "copper", "meadow", "signal", "winter", "orchard", "cipher", "velvet", "summit",
 ]
 
-func sentence(_ count: Int, _ rng: inout SeededGenerator) -> String {
+func sentence(_ count: Int, _ rng: inout SplitMix) -> String {
     (0..<count).map { _ in words[Int(rng.next() % UInt64(words.count))] }.joined(separator: " ")
 }
 
 /// Writes the seeded graph into a new store of `type` at `url`: records straight into the atomic store's cache,
 /// then one full save (a context would spend its time on change tracking, not on the store). Returns the save time.
 func generate(type: PersistentStoreType, at url: URL, books: Int) throws -> Double {
-    var rng = SeededGenerator(state: 42)
+    var rng = SplitMix(seed: 42)
     let coordinator = PersistentStoreCoordinator(managedObjectModel: makeModel())
     let store = try coordinator.addPersistentStore(type: type, at: url) as! AtomicStore
     let authorCount = max(1, books / 10)
@@ -97,11 +89,6 @@ func generate(type: PersistentStoreType, at url: URL, books: Int) throws -> Doub
     return Date().timeIntervalSince(start)
 }
 
-struct Timing {
-    var wall: Double
-    var cpu: Double
-}
-
 func cpuSeconds(_ who: __rusage_who = RUSAGE_SELF) -> Double {
     var usage = rusage()
     getrusage(who.rawValue, &usage)
@@ -109,67 +96,74 @@ func cpuSeconds(_ who: __rusage_who = RUSAGE_SELF) -> Double {
         + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-/// The best wall time (and its CPU time) of `runs` runs.
-func best(_ runs: Int = 3, _ body: () throws -> Void) rethrows -> Timing {
-    var result = Timing(wall: .infinity, cpu: .infinity)
-    for _ in 0..<runs {
-        let cpu = cpuSeconds()
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        if wall < result.wall { result = Timing(wall: wall, cpu: cpuSeconds() - cpu) }
+/// Wall and CPU seconds of every run of one step, in order (the warm-up's first).
+final class Step {
+    var walls: [Double] = []
+    var cpus: [Double] = []
+
+    /// Runs `body`, records its wall time and the CPU time of `who`, and returns the wall time.
+    func run(_ who: __rusage_who = RUSAGE_SELF, _ body: () throws -> Void) rethrows -> Double {
+        let cpu = cpuSeconds(who)
+        let wall = try Figure.seconds(of: body)
+        walls.append(wall)
+        cpus.append(cpuSeconds(who) - cpu)
+        return wall
     }
-    return result
+
+    /// The medians of the counted runs (the warm-up left out).
+    var medianWall: Double { Figure(samples: Array(walls.dropFirst()), unit: "s").median }
+    var medianCPU: Double { Figure(samples: Array(cpus.dropFirst()), unit: "s").median }
 }
 
-func xmllint(_ url: URL) throws -> Timing {
-    var result = Timing(wall: .infinity, cpu: .infinity)
-    for _ in 0..<3 {
+func xmllint(_ url: URL, _ step: Step) throws -> Double {
+    try step.run(RUSAGE_CHILDREN) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
         process.arguments = ["--noout", url.path]
-        let cpu = cpuSeconds(RUSAGE_CHILDREN)
-        let start = DispatchTime.now().uptimeNanoseconds
         try process.run()
         process.waitUntilExit()
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         guard process.terminationStatus == 0 else { fatalError("xmllint failed on \(url.path)") }
-        if wall < result.wall { result = Timing(wall: wall, cpu: cpuSeconds(RUSAGE_CHILDREN) - cpu) }
     }
-    return result
 }
 
-/// Loads a store into a fresh coordinator; returns the coordinator and store of the last run.
-func load(type: PersistentStoreType, at url: URL) throws -> (Timing, PersistentStoreCoordinator, PersistentStore) {
-    var kept: [(PersistentStoreCoordinator, PersistentStore)] = []  // released after timing, not during
-    let timing = try best {
+/// Loads a store into a fresh coordinator, which `loaded` keeps (the previous one is released before the clock
+/// starts, so its deallocation is not timed).
+var loaded: (coordinator: PersistentStoreCoordinator, store: PersistentStore)?
+@MainActor
+func load(type: PersistentStoreType, at url: URL, _ step: Step) throws -> Double {
+    loaded = nil
+    var result: (PersistentStoreCoordinator, PersistentStore)?
+    let wall = try step.run {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: makeModel())
-        let store = try coordinator.addPersistentStore(type: type, at: url)
-        kept.append((coordinator, store))
+        result = (coordinator, try coordinator.addPersistentStore(type: type, at: url))
     }
-    let last = kept.removeLast()
-    kept.removeAll()
-    return (timing, last.0, last.1)
+    loaded = result
+    return wall
 }
 
 /// Rewrites the whole store (every object) as a save does: encode, temporary file, fsync, rename.
-func save(_ coordinator: PersistentStoreCoordinator, _ store: PersistentStore) throws -> Timing {
-    try best { try coordinator.setMetadata(coordinator.metadata(for: store), for: store) }
+@MainActor
+func save(_ step: Step) throws -> Double {
+    let (coordinator, store) = loaded!
+    return try step.run { try coordinator.setMetadata(coordinator.metadata(for: store), for: store) }
 }
 
+let arguments = Arguments()
 XMLStore.register()
+ScheduleFileStore.registerTypes()
 if let path = ProcessInfo.processInfo.environment["XMLSTOREBENCH_LOAD_ONLY"] {  // for profiling the load alone
-    let (timing, _, _) = try load(type: .xml, at: URL(fileURLWithPath: path))
-    print(String(format: "load: %.3f s wall, %.3f s cpu", timing.wall, timing.cpu))
+    let step = Step()
+    let wall = try load(type: .xml, at: URL(fileURLWithPath: path), step)
+    print(String(format: "load: %.3f s wall, %.3f s cpu", wall, step.cpus[0]))
     exit(0)
 }
-let megabytes = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 50 : 50
+let positional = arguments.positional
+let megabytes = positional.first.flatMap(Double.init) ?? 50
+let quick = arguments.quick
 let folder = URL(
-    fileURLWithPath: CommandLine.arguments.count > 2
-        ? CommandLine.arguments[2]
-        : NSTemporaryDirectory() + "xmlstorebench-\(getpid())")
+    fileURLWithPath: positional.count > 1 ? positional[1] : NSTemporaryDirectory() + "xmlstorebench-\(getpid())")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-let keepsFiles = CommandLine.arguments.count > 2
+let keepsFiles = positional.count > 1
 defer { if !keepsFiles { try? FileManager.default.removeItem(at: folder) } }
 let books = Int(megabytes * 1_000_000 / 700)
 let xmlURL = folder.appendingPathComponent("bench.xml")
@@ -180,17 +174,39 @@ let binaryContextSave = try generate(type: .binary, at: binaryURL, books: books)
 let xmlBytes = (try FileManager.default.attributesOfItem(atPath: xmlURL.path)[.size] as? Int) ?? 0
 let binaryBytes = (try FileManager.default.attributesOfItem(atPath: binaryURL.path)[.size] as? Int) ?? 0
 
-let lint = try xmllint(xmlURL)
-let (xmlLoad, xmlCoordinator, xmlStore) = try load(type: .xml, at: xmlURL)
-let xmlSave = try save(xmlCoordinator, xmlStore)
-let (binaryLoad, binaryCoordinator, binaryStore) = try load(type: .binary, at: binaryURL)
-let binarySave = try save(binaryCoordinator, binaryStore)
-let objects = (xmlStore as? AtomicStore)?.cacheNodeCount ?? 0
+let runs = Figure.Runs.long(quick: quick)
+let lintStep = Step(), xmlLoadStep = Step(), xmlSaveStep = Step(), binaryLoadStep = Step(), binarySaveStep = Step()
+let (xmlLoad, lint) = try Figure.samplingPair(runs, unit: "s", ours: { try load(type: .xml, at: xmlURL, xmlLoadStep) },
+                                              anchor: { try xmllint(xmlURL, lintStep) })
+let objects = (loaded?.store as? AtomicStore)?.cacheNodeCount ?? 0
+let xmlSave = try Figure.sampling(runs, unit: "s") { try save(xmlSaveStep) }
+let binaryLoad = try Figure.sampling(runs, unit: "s") { try load(type: .binary, at: binaryURL, binaryLoadStep) }
+let binarySave = try Figure.sampling(runs, unit: "s") { try save(binarySaveStep) }
+loaded = nil
 
-func row(_ name: String, _ timing: Timing, bytes: Int) -> String {
-    let mbps = Double(bytes) / 1e6 / timing.wall
+// FOSDEM 2021's frab file: the schedule reader (through its store type) against xmllint on the same file.
+var frabRow: ResultRow
+let frabWorkload = "frab XML load, FOSDEM 2021 vs xmllint --noout (same file)"
+let frabLintStep = Step(), frabStep = Step()
+if let fosdem = SharedSchedules.url(SharedSchedules.fosdem2021) {
+    let (frab, frabLint) = try Figure.samplingPair(Figure.Runs.standard(quick: quick), unit: "s", ours: {
+        try frabStep.run {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: ScheduleModel.make())
+            try coordinator.addPersistentStore(type: .frabXML, configurationName: "Schedule", at: fosdem,
+                                               options: [.readOnly: true])
+        }
+    }, anchor: { try xmllint(fosdem, frabLintStep) })
+    frabRow = ResultRow(workload: frabWorkload, ours: frab, anchor: frabLint, target: .atMost(0.05),
+                        note: "1.66 MB, 773 sessions, read into a coordinator")
+} else {
+    frabRow = ResultRow.skipped(frabWorkload, target: .atMost(0.05), unit: "s",
+                                reason: "\(SharedSchedules.folder.path)/\(SharedSchedules.fosdem2021) is absent")
+}
+
+func line(_ name: String, _ step: Step, bytes: Int) -> String {
+    let mbps = Double(bytes) / 1e6 / step.medianWall
     return name.padding(toLength: 34, withPad: " ", startingAt: 0)
-        + String(format: "%8.3f s %8.3f s %9.1f MB/s", timing.wall, timing.cpu, mbps)
+        + String(format: "%8.3f s %8.3f s %9.1f MB/s", step.medianWall, step.medianCPU, mbps)
 }
 
 print(
@@ -201,21 +217,50 @@ print(
     "first save of the generated graph: XML \(String(format: "%.3f", xmlContextSave)) s, "
         + "binary \(String(format: "%.3f", binaryContextSave)) s"
 )
+print("medians of \(runs.minimum) to \(runs.maximum) runs after a warm-up")
 print("step                                   wall       cpu    throughput (of the XML file size for xmllint/XML)")
-print(row("xmllint --noout", lint, bytes: xmlBytes))
-print(row("XML store load into coordinator", xmlLoad, bytes: xmlBytes))
-print(row("XML store save (full rewrite)", xmlSave, bytes: xmlBytes))
-print(row("binary store load into coordinator", binaryLoad, bytes: binaryBytes))
-print(row("binary store save (full rewrite)", binarySave, bytes: binaryBytes))
+print(line("xmllint --noout", lintStep, bytes: xmlBytes))
+print(line("XML store load into coordinator", xmlLoadStep, bytes: xmlBytes))
+print(line("XML store save (full rewrite)", xmlSaveStep, bytes: xmlBytes))
+print(line("binary store load into coordinator", binaryLoadStep, bytes: binaryBytes))
+print(line("binary store save (full rewrite)", binarySaveStep, bytes: binaryBytes))
 print(
     String(
         format: "XML load throughput / xmllint throughput: %.2fx (wall), %.2fx (cpu)",
-        lint.wall / xmlLoad.wall, lint.cpu / xmlLoad.cpu))
+        lintStep.medianWall / xmlLoadStep.medianWall, lintStep.medianCPU / xmlLoadStep.medianCPU))
 print(
     String(
-        format: "XML save / XML load: %.2f (wall); binary save / binary load: %.2f", xmlSave.wall / xmlLoad.wall,
-        binarySave.wall / binaryLoad.wall))
+        format: "XML save / XML load: %.2f (wall); binary save / binary load: %.2f", xmlSave.median / xmlLoad.median,
+        binarySave.median / binaryLoad.median))
 print(
     String(
-        format: "XML / binary: load %.1fx, save %.1fx slower", xmlLoad.wall / binaryLoad.wall,
-        xmlSave.wall / binarySave.wall))
+        format: "XML / binary: load %.1fx, save %.1fx slower", xmlLoad.median / binaryLoad.median,
+        xmlSave.median / binarySave.median))
+if frabStep.walls.count > 1 {
+    print(String(format: "frab XML, FOSDEM 2021: load %.1f ms (cpu %.1f ms); xmllint --noout %.1f ms",
+                 frabStep.medianWall * 1000, frabStep.medianCPU * 1000, frabLintStep.medianWall * 1000))
+}
+print("")
+
+let megabytesOfXML = Double(xmlBytes) / 1e6
+let graph = String(format: "%.1f MB of XML, %.1f MB binary, %d objects", megabytesOfXML, Double(binaryBytes) / 1e6,
+                   objects)
+let rows = [
+    ResultRow(workload: "XML store load vs xmllint --noout (same file)",
+              ours: xmlLoad.rate(items: megabytesOfXML, unit: "MB/s"),
+              anchor: lint.rate(items: megabytesOfXML, unit: "MB/s"), target: .ratioAtLeast(0.5),
+              note: graph + "; rates of the XML file's size"),
+    ResultRow(workload: "XML store save (full rewrite) vs XML store load", ours: xmlSave, anchor: xmlLoad,
+              target: .ratioAtMost(2), note: graph),
+    ResultRow(workload: "binary store load vs XML store load (same graph)", ours: binaryLoad, anchor: xmlLoad,
+              target: .ratioAtMost(0.2), note: graph + "; ratio ≤ 0.2: at least 5x faster"),
+    ResultRow(workload: "binary store save vs XML store save (same graph)", ours: binarySave, anchor: xmlSave,
+              target: .none, note: graph),
+    ResultRow(workload: "binary store save (full rewrite) vs binary store load", ours: binarySave,
+              anchor: binaryLoad, target: .ratioAtMost(2), note: graph),
+    frabRow,
+]
+ResultTable.print(rows)
+if let url = arguments.jsonURL {
+    try ResultFile(tool: "XMLStoreBench", quick: quick, rows: rows).write(to: url)
+}
