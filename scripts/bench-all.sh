@@ -13,7 +13,10 @@
 # (ours and anchor are {median, minimum, maximum, runs, unit}; BENCHMARKS.md says how to read a row), and one table
 # of every row is printed and written to latest.md (quick.md).
 #
-#   scripts/bench-all.sh [--quick] [--only core,grdb,…] [--no-build]
+#   scripts/bench-all.sh [--quick] [--only core,grdb,…] [--no-build] [--almanacd PATH]
+#
+# --almanacd runs the daemon step against that binary instead of building a release almanacd (CI passes the debug
+# one `swift test` built: the step then checks that the workloads run, and its figures say nothing about speed).
 #
 # --quick shrinks the inputs (CI-sized: under 2 minutes once built). Exits non-zero when a step fails to run; a
 # missed target is a figure, not a failure. The daemon's ping rows need redis-server and redis-benchmark: run as
@@ -22,13 +25,14 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 all="core,grdb,sqlite,xml,daemon,crash"
-quick=0 only=$all build=1
+quick=0 only=$all build=1 almanacd=
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --only) only=$2; shift ;;
         --no-build) build=0 ;;
-        *) echo "usage: scripts/bench-all.sh [--quick] [--only $all] [--no-build]" >&2
+        --almanacd) almanacd=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
+        *) echo "usage: scripts/bench-all.sh [--quick] [--only $all] [--no-build] [--almanacd PATH]" >&2
            exit 2 ;;
     esac
     shift
@@ -48,7 +52,7 @@ if [ "$build" = 1 ]; then
     start=$SECONDS
     swift build -c release --package-path Benchmarks || exit 1
     # almanacd from the same build (a product of the path dependency), so the framework is compiled once.
-    if selected daemon; then
+    if selected daemon && [ -z "$almanacd" ]; then
         swift build -c release --package-path Benchmarks --product almanacd || exit 1
     fi
     echo "bench-all: built in $((SECONDS - start)) s"
@@ -87,7 +91,7 @@ step core "$bin/AlmanacBenchmarks" core $quickflag --json "$results/core$suffix.
 step grdb "$bin/AlmanacBenchmarks" grdb $quickflag --json "$results/grdb$suffix.json"
 step sqlite "$bin/SQLiteBench" $quickflag --json "$results/sqlite$suffix.json"
 step xml "$bin/XMLStoreBench" "$([ "$quick" = 1 ] && echo 5 || echo 50)" $quickflag --json "$results/xml$suffix.json"
-step daemon "$bin/AlmanacBenchmarks" daemon $quickflag --almanacd "$bin/almanacd" --json "$results/daemon$suffix.json"
+step daemon "$bin/AlmanacBenchmarks" daemon $quickflag --almanacd "${almanacd:-$bin/almanacd}" --json "$results/daemon$suffix.json"
 step crash "$bin/CrashSafety" run --kills "$([ "$quick" = 1 ] && echo 10 || echo 200)" \
     --json "$results/crash$suffix.json"
 echo "bench-all: the steps took $((SECONDS - run_started)) s"
