@@ -276,5 +276,53 @@ struct DaemonProcessTests {
         #expect(launcher.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
     }
+
+    /// A file the daemon's user may not read is refused with a clear error in `stores`, and the daemon serves the
+    /// rest. Needs a user other than root (root reads every file): the test runs the daemon as `nobody` through
+    /// `setpriv`, so it runs only when the tests run as root.
+    @Test func anUnreadableFileIsRefusedAndTheRestIsServed() async throws {
+        let setpriv = "/usr/bin/setpriv"
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: setpriv) else {
+            print("skipped: needs root and \(setpriv) to run the daemon as another user")
+            return
+        }
+        let root = URL(fileURLWithPath: "/tmp/au-\(UUID().uuidString.prefix(8).lowercased())")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let inbox = root.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        let readable = inbox.appendingPathComponent("swift-server-days-2026.xml")
+        let secret = inbox.appendingPathComponent("secret.xml")
+        try FileManager.default.copyItem(at: Self.samples.appendingPathComponent("swift-server-days-2026.xml"), to: readable)
+        try FileManager.default.copyItem(at: Self.samples.appendingPathComponent("swift-server-days-2026.xml"), to: secret)
+        // Everything belongs to nobody but the secret, which stays root's with no permissions for anyone else.
+        for path in [root.path, inbox.path, readable.path] { chown(path, 65534, 65534) }
+        chmod(secret.path, 0o600)
+        let notify = NotifySocket()
+        chmod(notify.path, 0o777)
+        let socket = root.appendingPathComponent("s.sock").path
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: setpriv)
+        daemon.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", try Self.binary("almanacd"),
+                            "--watch", inbox.path, "--state", root.appendingPathComponent("state").path,
+                            "--socket", socket]
+        daemon.environment = ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"]
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        let ready = notify.wait(for: "READY=1")
+        try #require(ready.last?.contains("READY=1") == true, "the daemon did not start as nobody: \(ready)")
+
+        let stores = try #require(Self.request(#"{"id":1,"op":"stores"}"#, at: socket))
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(stores.utf8)) as? [String: Any])
+        let entries = try #require(listed["stores"] as? [[String: Any]])
+        let refused = try #require(entries.first { ($0["file"] as? String) == secret.path })
+        let error = refused["error"] as? String ?? ""
+        #expect(error.localizedCaseInsensitiveContains("permission"), "error: \(error)")
+        #expect(entries.contains { ($0["file"] as? String) == readable.path && $0["error"] is NSNull })
+        #expect(Self.request(#"{"id":2,"op":"count","entity":"Session"}"#, at: socket) == #"{"id":2,"ok":true,"count":18}"#)
+        kill(daemon.processIdentifier, SIGTERM)
+        daemon.waitUntilExit()
+        #expect(daemon.terminationStatus == 0)
+    }
 }
 
