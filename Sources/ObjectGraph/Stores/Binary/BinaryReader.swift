@@ -30,6 +30,12 @@ struct BinaryReader {
 
     mutating func u8() throws -> UInt8 { bytes[try take(1)] }
 
+    /// The next byte, without moving past it.
+    func peek() throws -> UInt8 {
+        guard remaining > 0 else { throw corrupt("unexpected end of file") }
+        return bytes[offset]
+    }
+
     mutating func u16() throws -> UInt16 {
         let at = try take(2)
         return UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
