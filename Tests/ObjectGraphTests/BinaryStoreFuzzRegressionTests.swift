@@ -117,4 +117,37 @@ struct BinaryStoreFuzzRegressionTests {
         #expect(record.values["ghost"] == nil)
         #expect(record.values["title"] as? String == "t")
     }
+
+    /// A file made byte by byte: a header with only a store UUID, one entity `Room` (properties `name`, `sessions`)
+    /// and one object whose bytes follow.
+    func handMadeFile(object: [UInt8]) throws -> URL {
+        func string(_ text: String) -> [UInt8] { [UInt8(text.utf8.count)] + Array(text.utf8) }
+        var bytes = Array("OGBSTORE".utf8) + [1, 0, 0, 0]
+        bytes += [15, 1] + string(StoreMetadata.storeUUIDKey) + [5] + string(UUID().uuidString)
+        bytes += [0, 1] + string("Room") + [2] + string("name") + string("sessions")
+        bytes += [1] + object
+        let checksum = bytes.withUnsafeBytes { FNV1a.hash($0) }
+        bytes += withUnsafeBytes(of: checksum.littleEndian) { Array($0) }
+        let url = folder.file("hand-made.bin")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    /// The fuzzer's second find: an index (of an entity or a property) written as a varint above `Int.max` trapped
+    /// converting it to `Int` ("Not enough bits to represent the passed value") before the bounds check.
+    @Test(arguments: [
+        [0, 2, 2, 1, 0, 5, 1, 65] as [UInt8],  // the valid object: entity 0, key 1, version 1, name "A"
+        [255, 255, 255, 255, 255, 255, 255, 255, 255, 1, 2, 2, 0],  // the object's entity index
+        [0, 2, 2, 1, 255, 255, 255, 255, 255, 255, 255, 255, 255, 1, 5, 1, 65],  // a value's property index
+        [0, 2, 2, 1, 1, 13, 1, 255, 255, 255, 255, 255, 255, 255, 255, 255, 1, 2],  // an object ID's entity index
+    ])
+    func indicesBeyondIntAreRefused(object: [UInt8]) throws {
+        let url = try handMadeFile(object: object)
+        let error = openingError(url, options: [.ignoresModelVersion: true])
+        if object.count == 8 {
+            #expect(error == nil)
+        } else {
+            #expect(error?.code == .corruptFile)
+        }
+    }
 }

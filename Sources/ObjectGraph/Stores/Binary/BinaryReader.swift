@@ -72,6 +72,13 @@ struct BinaryReader {
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
 
+    /// An index into a table of `count` entries; `what` names it for the error when it is out of range.
+    mutating func index(below count: Int, _ what: String) throws -> Int {
+        let value = try varint()
+        guard value < UInt64(count) else { throw corrupt(what) }  // compared as read: it may exceed Int.max
+        return Int(value)
+    }
+
     /// A count that must fit in what is left of the file (each element takes at least `minimumSize` bytes).
     mutating func count(minimumSize: Int = 1) throws -> Int {
         let value = try varint()

@@ -222,9 +222,8 @@ enum BinaryStoreFormat {
         var records: [StoreRecord] = []
         records.reserveCapacity(objectCount)
         for _ in 0..<objectCount {
-            let index = Int(try reader.varint())
-            guard index < schema.entities.count else { throw reader.corrupt("an object names an unknown entity") }
-            let entity = schema.entities[index]
+            let entity = schema.entities[try reader.index(below: schema.entities.count,
+                                                          "an object names an unknown entity")]
             guard entity.description != nil else {
                 throw StoreError(code: .incompatibleModel,
                                  message: "The binary store holds objects of entity '\(entity.name)', which the model "
@@ -237,8 +236,7 @@ enum BinaryStoreFormat {
             var values: [String: any Sendable] = [:]
             values.reserveCapacity(valueCount)
             for _ in 0..<valueCount {
-                let property = Int(try reader.varint())
-                guard property < entity.slots.count else { throw reader.corrupt("a value names an unknown property") }
+                let property = try reader.index(below: entity.slots.count, "a value names an unknown property")
                 let name = entity.propertyNames[property]
                 let raw = try reader.peek()
                 guard let tag = Tag(rawValue: raw) else { throw reader.corrupt("unknown value tag \(raw)") }
@@ -345,8 +343,7 @@ enum BinaryStoreFormat {
     }
 
     private static func readID(_ reader: inout BinaryReader, entities: [String], store: String) throws -> ManagedObjectID {
-        let entity = Int(try reader.varint())
-        guard entity < entities.count else { throw reader.corrupt("an object ID names an unknown entity") }
+        let entity = try reader.index(below: entities.count, "an object ID names an unknown entity")
         return ManagedObjectID(entityName: entities[entity], storeIdentifier: store, referenceKey: try reader.zigzag())
     }
 }
