@@ -35,7 +35,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // used only
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
+            data = try Data(fileContentsOf: url, options: .alwaysMapped)
         } catch {
             throw StoreError(code: .io, message: "Could not read \(url.path).", context: ErrorContext(storeURL: url),
                              cause: error)
