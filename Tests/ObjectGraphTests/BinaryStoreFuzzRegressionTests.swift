@@ -1,6 +1,6 @@
 import Foundation
-@testable import ObjectGraph
 import Testing
+@testable import ObjectGraph
 @testable import ObjectGraphTestSupport
 
 /// Files found by the binary store fuzzer (`scripts/fuzz.sh binary-store`), and the checks they led to, kept as

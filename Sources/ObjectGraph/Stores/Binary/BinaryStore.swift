@@ -58,11 +58,10 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // used only
         }
         let identifier = identifier
         let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
-        let ignoresUnknownProperties = options.flag(.ignoresModelVersion)
+        let ignoresUnknown = options.flag(.ignoresModelVersion)
         let (records, nextKey) = try data.withUnsafeBytes {
             try BinaryStoreFormat.readRecords($0, header: header, storeIdentifier: identifier,
-                                              modelEntities: entities, ignoresUnknownProperties: ignoresUnknownProperties,
-                                              url: url)
+                                              modelEntities: entities, ignoresUnknownProperties: ignoresUnknown, url: url)
         }
         addCacheNodes(records)
         nextReferenceKey = max(nextReferenceKey, nextKey)
