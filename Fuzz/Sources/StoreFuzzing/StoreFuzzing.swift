@@ -9,13 +9,18 @@ import Schedules
 /// not recognise the pointers to the boxes of its predicates' indirect enum cases (Swift keeps the case in the
 /// pointer's spare bits). Making one costs far less than an input's file I/O.
 public enum StoreFuzzing {
-
     /// A folder of this process's own, on tmpfs when there is one (saves fsync the files they write), removed at
-    /// exit.
+    /// exit. A crash skips that, so the folders of processes that are gone are removed first.
     public static let folder: URL = {
         let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
         let base = FileManager.default.fileExists(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory
-        let folder = base.appendingPathComponent("almanac-fuzz-\(getpid())", isDirectory: true)
+        let prefix = "almanac-fuzz-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
+        where name.hasPrefix(prefix) {
+            guard let pid = pid_t(name.dropFirst(prefix.count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
+        }
+        let folder = base.appendingPathComponent("\(prefix)\(getpid())", isDirectory: true)
         try? FileManager.default.removeItem(at: folder)
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
