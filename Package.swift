@@ -64,7 +64,7 @@ let package = Package(
                     dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML", "ObjectGraphTestSupport"]),
         .testTarget(name: "ObjectGraphSQLiteTests",
                     dependencies: ["ObjectGraphSQLite", "CSQLite", "ObjectGraph", "ObjectGraphTestSupport"]),
-        .testTarget(name: "SchedulesTests", dependencies: ["Schedules"]),
+        .testTarget(name: "SchedulesTests", dependencies: ["Schedules", "ObjectGraphTestSupport"]),
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
         .testTarget(name: "AlmanacDaemonTests",
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph"] + nio + lifecycle),

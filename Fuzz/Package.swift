@@ -8,6 +8,7 @@ import PackageDescription
 let objectGraph: Target.Dependency = .product(name: "ObjectGraph", package: "Almanac")
 let schedules: Target.Dependency = .product(name: "Schedules", package: "Almanac")
 let wire: Target.Dependency = .product(name: "AlmanacWire", package: "Almanac")
+let objectGraphXML: Target.Dependency = .product(name: "ObjectGraphXML", package: "Almanac")
 
 let package = Package(
     name: "AlmanacFuzz",
@@ -22,6 +23,12 @@ let package = Package(
         .executableTarget(name: "FuzzFrabJSON", dependencies: ["CFuzzerDriver", schedules]),
         .executableTarget(name: "FuzzICalendar", dependencies: ["CFuzzerDriver", schedules]),
         .executableTarget(name: "FuzzWireRequest", dependencies: ["CFuzzerDriver", wire]),
+        .executableTarget(name: "FuzzModelFile", dependencies: ["CFuzzerDriver", objectGraph, objectGraphXML]),
+        // The store targets share opening, using and rewriting a store file, and writing seed stores.
+        .target(name: "StoreFuzzing", dependencies: [objectGraph, schedules]),
+        .executableTarget(name: "FuzzXMLStore",
+                          dependencies: ["CFuzzerDriver", "StoreFuzzing", objectGraph, objectGraphXML]),
+        .executableTarget(name: "FuzzBinaryStore", dependencies: ["CFuzzerDriver", "StoreFuzzing", objectGraph]),
     ],
     swiftLanguageModes: [.v6]
 )

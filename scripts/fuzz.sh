@@ -4,17 +4,21 @@
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags…]
 #   scripts/fuzz.sh list
 #
-# TARGET: predicate | frab-xml | frab-json | icalendar | wire (or the product name, e.g. FuzzPredicate).
-# Seeds come from Data/schedules, ../shared/schedules (when present) and, for the predicate target, the predicate
-# corpus of the tests; the growing corpus is kept in Fuzz/.corpus/TARGET, crashes, leaks and timeouts in
-# Fuzz/.artifacts/TARGET/. Exits non-zero when libFuzzer found something (its report names the input file; replay
-# it with `Fuzz/.build/release/PRODUCT FILE`, minimise it with `-minimize_crash=1 -runs=10000 FILE`).
+# TARGET: predicate | frab-xml | frab-json | icalendar | wire | model-file | xml-store | binary-store (or the product
+# name, e.g. FuzzPredicate).
+# Seeds come from Data/schedules, ../shared/schedules and ../shared/coredata (when present), for the predicate target
+# from the predicate corpus of the tests, for model-file from the model files of Data/ and the tests, and for the
+# store targets also from stores the target itself writes first (FUZZ_WRITE_SEEDS: a small store made in code and
+# Data/schedules' schedule files migrated into the store's format). The growing corpus is kept in
+# Fuzz/.corpus/TARGET, crashes, leaks and timeouts in Fuzz/.artifacts/TARGET/. Exits non-zero when libFuzzer found
+# something (its report names the input file; replay it with `Fuzz/.build/release/PRODUCT FILE`, minimise it with
+# `-minimize_crash=1 -runs=10000 FILE`).
 # Environment: FUZZ_JOBS (libFuzzer -jobs/-workers, default 1), FUZZ_MAX_LEN (default 65536), FUZZ_NO_BUILD=1.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-targets="predicate frab-xml frab-json icalendar wire"
+targets="predicate frab-xml frab-json icalendar wire model-file xml-store binary-store"
 if [ "${1:-}" = list ] || [ $# -lt 2 ]; then
     echo "usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags…]; targets: $targets" >&2
     [ "${1:-}" = list ] && exit 0 || exit 2
@@ -27,6 +31,9 @@ case "$target" in
     frab-json|FuzzFrabJSON) product=FuzzFrabJSON name=frab-json ;;
     icalendar|FuzzICalendar) product=FuzzICalendar name=icalendar ;;
     wire|FuzzWireRequest) product=FuzzWireRequest name=wire ;;
+    model-file|FuzzModelFile) product=FuzzModelFile name=model-file ;;
+    xml-store|FuzzXMLStore) product=FuzzXMLStore name=xml-store ;;
+    binary-store|FuzzBinaryStore) product=FuzzBinaryStore name=binary-store ;;
     *) echo "fuzz: unknown target $target; targets: $targets" >&2; exit 2 ;;
 esac
 
@@ -51,6 +58,20 @@ copy_seeds() { # PATTERN…
         done
     done
     return 0
+}
+coredata="$root/../shared/coredata"
+copy_coredata() { # PATTERN… (relative to ../shared/coredata; slashes become dashes in the copy's name)
+    for pattern in "$@"; do
+        for file in "$coredata"/$pattern; do
+            [ -f "$file" ] && cp -f "$file" "$seeds/coredata-$(printf '%s' "${file#"$coredata"/}" | tr / -)"
+        done
+    done
+    return 0
+}
+# The store targets write seed stores themselves, through the real stores (without leak checks: not fuzzing yet).
+write_seed_stores() {
+    FUZZ_WRITE_SEEDS="$seeds" ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$binary" \
+        "$root"/Data/schedules/*.xml "$root"/Data/schedules/*.json "$root"/Data/schedules/*.ics
 }
 case "$name" in
     frab-xml) copy_seeds '*.xml' ;;
@@ -81,6 +102,37 @@ PY
             '{"op":"stats"}' '{"op":"model"}' '{"op":"stores"}' '{"op":"subscribe"}' '[1,2,{"a":-1.5e300}]'; do
             printf '%s\n' "$line" > "$seeds/$(printf '%s' "$line" | sha1sum | cut -c1-40)"
         done
+        ;;
+    model-file)
+        copy_coredata '*.xcdatamodel-contents.xml' '*.xcdatamodeld/*.xcdatamodel/contents'
+        for file in "$root"/Data/*.xcdatamodeld/*.xcdatamodel/contents; do
+            [ -f "$file" ] && cp -f "$file" "$seeds/data-$(basename "$(dirname "$file")")"
+        done
+        # The tests' model files written in code (multi-line string literals of ModelFileFixtures).
+        python3 - "$seeds" "$root"/Tests/ObjectGraphXMLTests/Support/ModelFileFixtures.swift <<'PY'
+import hashlib, pathlib, re, sys
+out = pathlib.Path(sys.argv[1])
+for path in sys.argv[2:]:
+    for match in re.finditer(r'"""\n(.*?)\n( *)"""', pathlib.Path(path).read_text(), re.S):
+        indent = len(match.group(2))
+        lines = [line[indent:] for line in match.group(1).split('\n')]
+        text = '\n'.join(lines).replace('\\\n', '').replace('\\"', '"')
+        if '<model' not in text or '\\(' in text:
+            continue
+        data = text.encode('utf-8')
+        (out / ('fixture-' + hashlib.sha1(data).hexdigest())).write_bytes(data)
+PY
+        ;;
+    xml-store)
+        copy_coredata '*xml-store*.xml'
+        for file in "$root"/Data/schedules/*.xml; do  # the XML stores among the schedules
+            head -c 1024 "$file" | grep -q '<database>' && cp -f "$file" "$seeds/"
+        done
+        write_seed_stores
+        ;;
+    binary-store)
+        copy_seeds '*.binary'
+        write_seed_stores
         ;;
 esac
 

@@ -21,6 +21,20 @@ struct ModelFileErrorTests {
         return error
     }
 
+    /// Found by the binary store fuzzer, the same read here: an empty model file left the 4 KiB buffer that
+    /// Foundation's `Data(contentsOf:)` reads an empty file into on Linux. 10,000 reads leaked 40 MB.
+    @Test(.enabled(if: ResidentMemory.bytes > 0)) func emptyModelFilesAreRefusedAndLeaveNoMemoryBehind() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("contents")
+        try Data().write(to: url)
+        let error = try #require(throws: ModelError.self) { try ManagedObjectModel(contentsOf: url) }
+        #expect(error.code == .invalidModelFile)
+        let growth = ResidentMemory.growth {
+            for _ in 0..<10_000 { _ = try? ManagedObjectModel(contentsOf: url) }
+        }
+        #expect(growth < 20_000_000, "resident memory grew by \(growth) bytes")
+    }
+
     @Test func danglingDestinationNamesTheElementAndLine() throws {
         _ = try failure(
             model(

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+@testable import ObjectGraphTestSupport
 import Schedules
 import Testing
 
@@ -45,6 +46,26 @@ struct ScheduleStoreTests {
                                                options: [.readOnly: true])
         }
         #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    /// Found by the binary store fuzzer, the same read here: an empty schedule file left the 4 KiB buffer that
+    /// Foundation's `Data(contentsOf:)` reads an empty file into on Linux. 10,000 opens leaked 40 MB.
+    @Test(.enabled(if: ResidentMemory.bytes > 0)) func emptyFilesAreRefusedAndLeaveNoMemoryBehind() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("empty.xml")
+        try Data().write(to: url)
+        let coordinator = coordinator()
+        #expect(throws: StoreError(code: .foreignFile, message: "")) {
+            try coordinator.addPersistentStore(type: .frabXML, configurationName: "Schedule", at: url,
+                                               options: [.readOnly: true])
+        }
+        let growth = ResidentMemory.growth {
+            for _ in 0..<10_000 {
+                _ = try? coordinator.addPersistentStore(type: .frabXML, configurationName: "Schedule", at: url,
+                                                        options: [.readOnly: true])
+            }
+        }
+        #expect(growth < 20_000_000, "resident memory grew by \(growth) bytes")
     }
 
     @Test func templatesFindSessions() throws {

@@ -5,8 +5,7 @@ import ObjectGraph
 /// The predicate language on arbitrary text: `ObjectPredicate(format:)` must return a predicate or throw, never
 /// trap or hang. A predicate that parses is then
 /// - formatted and parsed again: the canonical form must parse to an equal predicate (the documented contract of
-///   `predicateFormat`; the fuzzer passes no `%@` arguments, so no identity constants arise; a canonical form that
-///   nests too deep is a known issue and skipped), and
+///   `predicateFormat`; the fuzzer passes no `%@` arguments, so no identity constants arise), and
 /// - evaluated against a small dictionary object with every `$variable` bound, which must return or throw.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPredicate(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -18,13 +17,6 @@ public func fuzzPredicate(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
     let reparsed: ObjectPredicate
     do {
         reparsed = try ObjectPredicate(format: canonical, argumentArray: [])
-    } catch let error as ObjectPredicateError where error.code == .nestingTooDeep {
-        // Known: the canonical form parenthesises every unary minus, so 129 or more nested minus signs print
-        // deeper than the parser's limit (PredicateRoundTripRegressionTests). Skipped so fuzzing goes on.
-        return 0
-    } catch where isKnownUnparsableIndex(canonical) {
-        // Known: `-(1)[0]` prints as `-1[0]`, which does not parse (PredicateFuzzRegressionTests).
-        return 0
     } catch {
         fatalError("canonical form does not parse: \(canonical) (from \(format)): \(error)")
     }
@@ -57,17 +49,4 @@ public func fuzzPredicateMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeM
     var argc = argc
     var argv = argv
     return LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzPredicate(data, size) }
-}
-
-/// Whether the canonical form subscripts a negative number literal (`-1[0]`, `-0.5[0]`): a known formatter issue.
-func isKnownUnparsableIndex(_ canonical: String) -> Bool {
-    let bytes = Array(canonical.utf8)
-    for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "-") {
-        var end = index + 1
-        while end < bytes.count, bytes[end] == UInt8(ascii: ".") || (bytes[end] >= 0x30 && bytes[end] <= 0x39) {
-            end += 1
-        }
-        if end > index + 1, end < bytes.count, bytes[end] == UInt8(ascii: "[") { return true }
-    }
-    return false
 }

@@ -21,7 +21,7 @@ extension ManagedObjectModel {
         let file = try ModelFileLocator.contentsFile(for: url)
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            data = try Data(fileContentsOf: file)
         } catch {
             throw ModelError(
                 code: .invalidModelFile, message: "Could not read the model file \(file.path).",

@@ -35,7 +35,7 @@ enum ModelFileLocator {
     /// `_XCCurrentVersionName` of the bundle's `.xccurrentversion` property list; `nil` when missing or empty.
     static func currentVersionName(inBundle bundle: URL) throws -> String? {
         let file = bundle.appendingPathComponent(".xccurrentversion")
-        guard let data = try? Data(contentsOf: file) else { return nil }
+        guard let data = try? Data(fileContentsOf: file) else { return nil }
         do {
             var parser = try XMLPullParser(data: data, name: file.lastPathComponent)
             guard let root = try parser.nextChildElement(), root.name == "plist" else {

@@ -38,7 +38,7 @@ open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see Persist
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
+            data = try Data(fileContentsOf: url, options: .mappedIfSafe)
         } catch {
             throw StoreError(code: .io, message: "Could not read \(url.path).", context: ErrorContext(storeURL: url),
                              cause: error)

@@ -5,14 +5,14 @@ import Testing
 @Suite("Predicate fuzz regressions")
 struct PredicateFuzzRegressionTests {
     /// 129 nested unary minus signs are 129 levels, within `maximumNestingDepth` (256), but the canonical form
-    /// prints each as `-(…)`, one level for the minus and one for the parenthesis, so it does not parse again:
-    /// `predicateFormat` promises a form that parses to an equal predicate. Known issue until the formatter stops
-    /// parenthesising a unary minus whose operand needs none (or the parser counts `-(` as one level).
-    @Test func canonicalFormOfDeeplyNestedUnaryMinusParsesAgain() throws {
-        let predicate = try ObjectPredicate(format: String(repeating: "-", count: 129) + "1 == 1")
-        withKnownIssue("the canonical form nests twice as deep as the input") {
+    /// prints each as `-(…)`, and the parser counted one level for the minus and one for the parenthesis, so it did
+    /// not parse again: `predicateFormat` promises a form that parses to an equal predicate. `-(` is now one level.
+    @Test(arguments: [129, 200, 250])
+    func canonicalFormOfDeeplyNestedUnaryMinusParsesAgain(count: Int) throws {
+        for operand in ["1", "x", "1.5", "$V", "(1)[0]"] {
+            let predicate = try ObjectPredicate(format: String(repeating: "-", count: count) + operand + " == 1")
             let reparsed = try ObjectPredicate(format: predicate.predicateFormat)
-            #expect(reparsed == predicate)
+            #expect(reparsed == predicate, "\(predicate.predicateFormat)")
         }
     }
 
@@ -22,15 +22,51 @@ struct PredicateFuzzRegressionTests {
         #expect(try ObjectPredicate(format: predicate.predicateFormat) == predicate)
     }
 
-    /// The negation of a subscripted number, `-(1)[0]`, prints as `-1[0]`: a negative literal followed by a
-    /// subscript, which the parser refuses (`unexpectedToken` at the `[`). Known issue until the formatter keeps the
-    /// parentheses around a literal that is subscripted.
-    @Test(arguments: ["-(1)[0] == 1", "-(0.5)[0] == 1", "-(0)[cd] / -(0) != -(0)"])
+    /// `-(` counts as one level, whatever the parentheses hold: as deep as the limit (of the tree height too), no
+    /// deeper.
+    @Test func negatedParenthesesCountOneLevelEach() throws {
+        func nested(_ count: Int) -> String {
+            String(repeating: "-(", count: count) + "x" + String(repeating: ")", count: count) + " == 1"
+        }
+        let predicate = try ObjectPredicate(format: nested(254))  // 254 minus, the key path and the comparison: 256
+        #expect(try ObjectPredicate(format: predicate.predicateFormat) == predicate)
+        #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: nested(257)) }
+    }
+
+    /// The same for a minus before a power: `-2 ** -2 ** …` (two levels a link) printed every link as
+    /// `-(2 ** (-(…)))`, four levels a link. The exponent is read as a unary expression, so it now prints without
+    /// parentheses unless it is a sum or a product: `-(2 ** -(…))`, two levels a link.
+    @Test func canonicalFormOfLongNegatedPowerChainsParsesAgain() throws {
+        for base in ["2", "x", "1.5", "(1)[0]"] {
+            let predicate = try ObjectPredicate(format: String(repeating: "-\(base) ** ", count: 120) + "2 == 1")
+            #expect(try ObjectPredicate(format: predicate.predicateFormat) == predicate)
+        }
+    }
+
+    @Test(arguments: [
+        ("-(-1) == 1", "-(-1) == 1"), ("--x == 1", "-(-x) == 1"), ("-(2 ** 2) == 1", "-(2 ** 2) == 1"),
+        ("2 ** -1 == 1", "2 ** -1 == 1"), ("2 ** (-x) == 1", "2 ** -x == 1"),
+        ("2 ** (1 + 1) == 1", "2 ** (1 + 1) == 1"),
+        ("2 ** (3 * x) == 1", "2 ** (3 * x) == 1"), ("2 ** (-1 ** 3) == 1", "2 ** -(1 ** 3) == 1"),
+        ("2 ** ((-1) ** 3) == 1", "2 ** (-1) ** 3 == 1"), ("2 ** 3 ** 4 == 1", "2 ** 3 ** 4 == 1"),
+        ("(2 ** 3) ** 4 == 1", "(2 ** 3) ** 4 == 1"), ("-(1)[0] == 1", "-(1[0]) == 1"), ("-(x)[0] == 1", "-x[0] == 1"),
+    ])
+    func canonicalFormsOfMinusAndPower(format: String, canonical: String) throws {
+        let predicate = try ObjectPredicate(format: format)
+        #expect(predicate.predicateFormat == canonical)
+        #expect(try ObjectPredicate(format: canonical) == predicate)
+    }
+
+    /// The negation of a subscripted number, `-(1)[0]`, printed as `-1[0]`: a negative literal followed by a
+    /// subscript, which the parser refused (`unexpectedToken` at the `[`). The negation of an operand whose text
+    /// starts with an unsigned number now keeps its parentheses: `-(1[0])`.
+    @Test(arguments: [
+        "-(1)[0] == 1", "-(0.5)[0] == 1", "-(0)[cd] / -(0) != -(0)", "-(1)[0][1] == 1", "-(1).key == 1",
+        "-(1)[0].key == 1", "-(-1)[0] == 1", "-(1 + 2)[0] == 1", "-(2)[FIRST] == 1", "-(1)[0] ** 2 == 1",
+    ])
     func canonicalFormOfNegatedSubscriptedNumberParsesAgain(format: String) throws {
         let predicate = try ObjectPredicate(format: format)
-        withKnownIssue("the canonical form drops the parentheses around the subscripted literal") {
-            let reparsed = try ObjectPredicate(format: predicate.predicateFormat)
-            #expect(reparsed == predicate)
-        }
+        let reparsed = try ObjectPredicate(format: predicate.predicateFormat)
+        #expect(reparsed == predicate, "\(predicate.predicateFormat)")
     }
 }

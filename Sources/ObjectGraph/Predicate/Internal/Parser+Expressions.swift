@@ -43,9 +43,12 @@ extension Parser {
 
     mutating func parseUnary() throws -> Parsed {
         guard isSymbol(.minus) else { return try parsePower() }
-        try enter()
-        defer { leave() }
         try advance()
+        // `-(` is one nesting level: the parenthesis counts it. The canonical form writes a negated operand that is
+        // not an atom as `-(…)`, so counting both would make it nest twice as deep as `--…-x` or `-2 ** -2 ** …`.
+        let entersLevel = !isSymbol(.leftParen)
+        if entersLevel { try enter() }
+        defer { if entersLevel { leave() } }
         // `-5` is a literal, unless `**` follows (then `-5 ** 2` is `-(5 ** 2)`).
         var lookahead = lexer
         let following = try? lookahead.next()

@@ -80,6 +80,16 @@ enum PredicateFormatter {
         }
     }
 
+    /// Whether the canonical text of an expression starts with an unsigned number literal (`1[0]`, `2.5.key`).
+    private static func startsWithUnsignedNumber(_ expression: ObjectExpression) -> Bool {
+        switch expression {
+        case .constant(.integer(let value)): value >= 0
+        case .constant(.double(let value)): value.isFinite && value.sign == .plus
+        case .index(let base, _), .member(let base, _): precedence(base) == 5 && startsWithUnsignedNumber(base)
+        default: false
+        }
+    }
+
     private static func write(_ expression: ObjectExpression, to output: inout String, parenthesized: Bool) {
         if parenthesized { output += "(" }
         write(expression, to: &output)
@@ -123,13 +133,17 @@ enum PredicateFormatter {
             let rightPrecedence = precedence(right)
             write(left, to: &output, parenthesized: op == .power ? leftPrecedence <= own : leftPrecedence < own)
             output += " " + op.rawValue + " "
-            write(right, to: &output, parenthesized: op == .power ? rightPrecedence < own : rightPrecedence <= own)
+            // An exponent is read as a unary expression: `2 ** -x`, `2 ** -1 ** 3` need no parentheses (which would
+            // add a nesting level per link of a `-2 ** -2 ** …` chain).
+            write(right, to: &output, parenthesized: op == .power ? rightPrecedence < 3 : rightPrecedence <= own)
         case .negate(let operand):
             output += "-"
             let bare: Bool
             switch operand {
             case .keyPath, .member, .variable, .function, .index, .evaluatedObject, .subquery, .cast, .aggregate:
-                bare = true
+                // A minus directly before a number is read as part of the literal: `-(1)[0]` must not print as
+                // `-1[0]`, which is `(-1)[0]`.
+                bare = !startsWithUnsignedNumber(operand)
             default: bare = false
             }
             write(operand, to: &output, parenthesized: !bare)

@@ -30,6 +30,12 @@ struct BinaryReader {
 
     mutating func u8() throws -> UInt8 { bytes[try take(1)] }
 
+    /// The next byte, without moving past it.
+    func peek() throws -> UInt8 {
+        guard remaining > 0 else { throw corrupt("unexpected end of file") }
+        return bytes[offset]
+    }
+
     mutating func u16() throws -> UInt16 {
         let at = try take(2)
         return UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
@@ -64,6 +70,13 @@ struct BinaryReader {
     mutating func zigzag() throws -> Int64 {
         let raw = try varint()
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// An index into a table of `count` entries; `what` names it for the error when it is out of range.
+    mutating func index(below count: Int, _ what: String) throws -> Int {
+        let value = try varint()
+        guard value < UInt64(count) else { throw corrupt(what) }  // compared as read: it may exceed Int.max
+        return Int(value)
     }
 
     /// A count that must fit in what is left of the file (each element takes at least `minimumSize` bytes).

@@ -12,7 +12,10 @@ extension PersistentStoreType {
 /// The fast whole-graph store: an atomic store in a documented, versioned, checksummed binary format.
 ///
 /// A missing file is a new, empty store; the file is written on the first save. Truncated, damaged or foreign files
-/// are refused with ``StoreError/Code/corruptFile`` or ``StoreError/Code/foreignFile``.
+/// are refused with ``StoreError/Code/corruptFile`` or ``StoreError/Code/foreignFile``: among them values that do not
+/// fit the model (an attribute value of another type, a relationship to an object of another entity). Files with
+/// objects of entities the store's configuration lacks are refused with ``StoreError/Code/incompatibleModel``, and so
+/// are values of properties the model lacks, unless `.ignoresModelVersion` is set (they are skipped then).
 public final class BinaryStore: AtomicStore, @unchecked Sendable {  // see PersistentStore
     public override class var storeType: PersistentStoreType { .binary }
 
@@ -32,7 +35,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // see Persi
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
+            data = try Data(fileContentsOf: url, options: .alwaysMapped)
         } catch {
             throw StoreError(code: .io, message: "Could not read \(url.path).", context: ErrorContext(storeURL: url),
                              cause: error)
@@ -54,8 +57,11 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // see Persi
             self.header = nil
         }
         let identifier = identifier
+        let entities = model.entities(forConfigurationName: configurationName) ?? model.entities
+        let ignoresUnknown = options.flag(.ignoresModelVersion)
         let (records, nextKey) = try data.withUnsafeBytes {
-            try BinaryStoreFormat.readRecords($0, header: header, storeIdentifier: identifier, url: url)
+            try BinaryStoreFormat.readRecords($0, header: header, storeIdentifier: identifier,
+                                              modelEntities: entities, ignoresUnknownProperties: ignoresUnknown, url: url)
         }
         addCacheNodes(records)
         nextReferenceKey = max(nextReferenceKey, nextKey)

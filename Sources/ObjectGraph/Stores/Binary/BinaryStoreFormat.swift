@@ -193,46 +193,86 @@ enum BinaryStoreFormat {
         return Header(metadata: StoreMetadata(metadata), bodyOffset: bodyReader.offset)
     }
 
-    /// Reads every record after the header.
+    /// Reads every record after the header, checking each against the entities of the store's configuration.
+    ///
+    /// - Throws: ``StoreError/Code/corruptFile`` for a malformed body, an attribute value that is not of the
+    ///   attribute's type, a relationship value that is not an object ID (to-one) or a list of them (to-many) of the
+    ///   destination entity; ``StoreError/Code/incompatibleModel`` for an object of an entity the configuration
+    ///   lacks and, unless `ignoresUnknownProperties`, a value of a property the entity lacks (skipped otherwise).
     static func readRecords(_ bytes: UnsafeRawBufferPointer, header: Header, storeIdentifier: String,
+                            modelEntities: [EntityDescription], ignoresUnknownProperties: Bool,
                             url: URL?) throws -> (records: [StoreRecord], nextKey: Int64) {
         let body = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 8)])
         var reader = BinaryReader(body, offset: header.bodyOffset, url: url)
         let nextKey = try reader.zigzag()
         let entityCount = try reader.count()
-        var entities: [(name: String, properties: [String])] = []
-        entities.reserveCapacity(entityCount)
+        var table: [(name: String, properties: [String])] = []
+        table.reserveCapacity(entityCount)
         for _ in 0..<entityCount {
             let name = try reader.string()
             let propertyCount = try reader.count()
             var properties: [String] = []
             properties.reserveCapacity(propertyCount)
             for _ in 0..<propertyCount { properties.append(try reader.string()) }
-            entities.append((name, properties))
+            table.append((name, properties))
         }
-        let entityNames = entities.map(\.name)
+        let schema = BinaryStoreSchema(table: table, modelEntities: modelEntities)
+        let entityNames = table.map(\.name)
         let objectCount = try reader.count(minimumSize: 4)
         var records: [StoreRecord] = []
         records.reserveCapacity(objectCount)
         for _ in 0..<objectCount {
-            let entity = Int(try reader.varint())
-            guard entity < entities.count else { throw reader.corrupt("an object names an unknown entity") }
+            let entity = schema.entities[try reader.index(below: schema.entities.count,
+                                                          "an object names an unknown entity")]
+            guard entity.description != nil else {
+                throw StoreError(code: .incompatibleModel,
+                                 message: "The binary store holds objects of entity '\(entity.name)', which the model "
+                                    + "or the store's configuration lacks; open it with the model that wrote it.",
+                                 context: ErrorContext(entityName: entity.name, storeURL: url))
+            }
             let key = try reader.zigzag()
             let version = try reader.zigzag()
             let valueCount = try reader.count(minimumSize: 2)
             var values: [String: any Sendable] = [:]
             values.reserveCapacity(valueCount)
             for _ in 0..<valueCount {
-                let property = Int(try reader.varint())
-                guard property < entities[entity].properties.count else {
-                    throw reader.corrupt("a value names an unknown property")
+                let property = try reader.index(below: entity.slots.count, "a value names an unknown property")
+                let name = entity.propertyNames[property]
+                let raw = try reader.peek()
+                guard let tag = Tag(rawValue: raw) else { throw reader.corrupt("unknown value tag \(raw)") }
+                guard let value = try readValue(&reader, entities: entityNames, depth: 0, store: storeIdentifier) else {
+                    continue
                 }
-                if let value = try readValue(&reader, entities: entityNames, depth: 0, store: storeIdentifier) {
-                    values[entities[entity].properties[property]] = value
+                switch entity.slots[property] {
+                case .attribute(let type):
+                    guard let value = BinaryStoreSchema.attributeValue(value, tag: tag, type: type) else {
+                        throw reader.corrupt("attribute '\(name)' of \(entity.name) holds a value that is not "
+                                                + "of type \(type.rawValue)")
+                    }
+                    values[name] = value
+                case .relationship(let isToMany, let destinations):
+                    let isValid = isToMany
+                        ? (value as? [ManagedObjectID])?.allSatisfy { destinations.contains($0.entityName) } == true
+                        : (value as? ManagedObjectID).map { destinations.contains($0.entityName) } == true
+                    guard isValid else {
+                        throw reader.corrupt("relationship '\(name)' of \(entity.name) does not hold "
+                                                + (isToMany ? "a list of object IDs" : "an object ID") + " of "
+                                                + destinations.joined(separator: " or "))
+                    }
+                    values[name] = value
+                case .dropped:
+                    continue
+                case .unknown:
+                    guard ignoresUnknownProperties else {
+                        throw StoreError(code: .incompatibleModel,
+                                         message: "The binary store has values of property '\(name)' of entity "
+                                            + "\(entity.name), which the model lacks; open it with the model that "
+                                            + "wrote it, or pass .ignoresModelVersion to skip them.",
+                                         context: ErrorContext(entityName: entity.name, key: name, storeURL: url))
+                    }
                 }
             }
-            let id = ManagedObjectID(entityName: entities[entity].name, storeIdentifier: storeIdentifier,
-                                     referenceKey: key)
+            let id = ManagedObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, referenceKey: key)
             records.append(StoreRecord(objectID: id, version: version, values: values))
         }
         guard reader.remaining == 0 else { throw reader.corrupt("unexpected bytes after the last object") }
@@ -303,8 +343,7 @@ enum BinaryStoreFormat {
     }
 
     private static func readID(_ reader: inout BinaryReader, entities: [String], store: String) throws -> ManagedObjectID {
-        let entity = Int(try reader.varint())
-        guard entity < entities.count else { throw reader.corrupt("an object ID names an unknown entity") }
+        let entity = try reader.index(below: entities.count, "an object ID names an unknown entity")
         return ManagedObjectID(entityName: entities[entity], storeIdentifier: store, referenceKey: try reader.zigzag())
     }
 }
