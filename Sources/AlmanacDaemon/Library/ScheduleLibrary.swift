@@ -62,6 +62,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private var changes: [String: ScheduleChanges] = [:]
     /// The version of each file whose last attempt failed, by path.
     private var failedVersions: [String: FileVersion] = [:]
+    /// The version each attached store was read from, by path.
+    private var attachedVersions: [String: FileVersion] = [:]
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -101,19 +103,23 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// Reads a file and attaches it, or replaces the store of its earlier version.
     ///
     /// - Parameter isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
-    ///   a file whose last attempt failed and that has not changed since (same inode, size and modification time)
-    ///   is not tried again, and a file that no longer exists and is not known is not recorded: both `.ignored`.
-    ///   The daemon's own use of a file raises such events: a Core Data store is opened read-write, and closing it
-    ///   raises `IN_CLOSE_WRITE`, after a failed attempt (which retried it at once, hundreds of times a second) and
+    ///   a file that has not changed (same inode, size and modification time) since its store was attached or its
+    ///   last attempt failed is not read again, and a file that no longer exists and is not known is not recorded:
+    ///   both `.ignored`. The daemon's own use of a file raises such events: a Core Data store is opened
+    ///   read-write, and closing it raises `IN_CLOSE_WRITE`: after a failed attempt (which retried it at once,
+    ///   hundreds of times a second), when a replaced store is closed (which replaced the unchanged file again,
+    ///   closing the store just attached: hundreds of replacements a second for as long as the file stayed), and
     ///   after a deleted file's store is detached (which left a failed entry for a file that is gone).
     @discardableResult
     public func attach(_ url: URL, isWatcherEvent: Bool = false) -> Outcome {
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
         let version = FileVersion(url)
-        let (previous, failedVersion) = lock.withLock { (entries[url.path], failedVersions[url.path]) }
+        let (previous, failedVersion, attachedVersion) = lock.withLock {
+            (entries[url.path], failedVersions[url.path], attachedVersions[url.path])
+        }
         if isWatcherEvent {
-            if let version, version == failedVersion { return .ignored }
+            if let version, version == failedVersion || version == attachedVersion { return .ignored }
             if version == nil, previous == nil, Self.isMissing(url) { return .ignored }
         }
         do {
@@ -139,6 +145,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             lock.withLock {
                 entries[url.path] = entry
                 failedVersions[url.path] = nil
+                attachedVersions[url.path] = version
             }
             return outcome
         } catch {
@@ -159,6 +166,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         let url = url.standardizedFileURL
         guard let entry = lock.withLock({
             failedVersions[url.path] = nil
+            attachedVersions[url.path] = nil
             return entries.removeValue(forKey: url.path)
         }) else { return .ignored }
         if let store = entry.store { try? coordinator.remove(store) }
