@@ -172,7 +172,9 @@ public final class QueryEngine: Sendable {
             let records = try context.fetchRecords(request)
             var storesByIdentifier: [String: PersistentStore] = [:]
             if !records.isEmpty {
-                for store in coordinator.persistentStores { storesByIdentifier[store.identifier] = store }
+                let attached = coordinator.persistentStores
+                for store in attached { storesByIdentifier[store.identifier] = store }
+                wireObjects.removeEntries(ofStoresOtherThan: attached)
             }
             objects = wireObjects.values(for: records, stores: { storesByIdentifier[$0] }) { record in
                 .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json)
