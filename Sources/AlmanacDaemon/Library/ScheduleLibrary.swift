@@ -59,6 +59,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public let configuration: Configuration
     private let lock = NSLock()
     private var entries: [String: Entry] = [:]
+    /// The latest release's changes by conference (``changesKey(_:)``), for conferences an attached file serves.
     private var changes: [String: ScheduleChanges] = [:]
     /// The version of each file whose last attempt failed, by path.
     private var failedVersions: [String: FileVersion] = [:]
@@ -90,7 +91,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     }
 
     /// What changed in a conference's latest release, by acronym (case-insensitive); `nil` if no release replaced
-    /// another since the daemon started.
+    /// another since the daemon started, or no attached file serves the conference any more.
     public func changes(forConference acronym: String) -> ScheduleChanges? {
         lock.withLock { changes.first { $0.key.caseInsensitiveCompare(acronym) == .orderedSame }?.value }
     }
@@ -146,6 +147,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 entries[url.path] = entry
                 failedVersions[url.path] = nil
                 attachedVersions[url.path] = version
+                if previous?.store != nil { forgetChangesOfConferencesNotServed() }
             }
             return outcome
         } catch {
@@ -167,6 +169,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         guard let entry = lock.withLock({
             failedVersions[url.path] = nil
             attachedVersions[url.path] = nil
+            defer { forgetChangesOfConferencesNotServed() }
             return entries.removeValue(forKey: url.path)
         }) else { return .ignored }
         if let store = entry.store { try? coordinator.remove(store) }
@@ -229,9 +232,25 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private func recordChanges(old: PersistentStore, new: PersistentStore) {
         guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document
         else { return }
-        let acronym = after.conference.acronym ?? after.conference.identity.description
         let diff = ScheduleChanges.between(old: before, new: after)
-        lock.withLock { changes[acronym] = diff }
+        lock.withLock { changes[Self.changesKey(after)] = diff }
+    }
+
+    /// The key of a document's conference in `changes`: its acronym, else its identity (`calendar:…` or, for a
+    /// conference with neither acronym nor calendar name, `file:` and the file's name).
+    private static func changesKey(_ document: ScheduleDocument) -> String {
+        document.conference.acronym ?? document.conference.identity.description
+    }
+
+    /// Drops the changes of conferences that no attached file serves any more (its file was deleted, or replaced by
+    /// another conference's schedule). Without this, a conference known by its file name left an entry, holding
+    /// both releases' sessions, for every file replaced under churn. Call with `lock` held.
+    private func forgetChangesOfConferencesNotServed() {
+        guard !changes.isEmpty else { return }
+        let served = Set(entries.values.compactMap { entry in
+            (entry.store as? ScheduleFileStore)?.document.map(Self.changesKey)
+        })
+        changes = changes.filter { served.contains($0.key) }
     }
 
     /// What identifies one version of a file without reading it.
