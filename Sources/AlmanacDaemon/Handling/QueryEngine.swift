@@ -49,12 +49,23 @@ public final class QueryEngine: Sendable {
         let command = try WireCommand(request)
         // `ping` touches no store: it never waits for the coordinator behind a long request.
         if case .ping = command { return [:] }
-        do {
-            return try coordinator.performAndWait { try execute(command) }
-        } catch let error as WireError {
-            throw error
-        } catch {
-            throw WireError.from(error)
+        var setAside: Set<String> = []
+        while true {
+            do {
+                return try coordinator.performAndWait { try execute(command) }
+            } catch let error as WireError {
+                throw error
+            } catch {
+                // A store whose file another process rewrote in place fails: it is set aside, as if the file had
+                // been replaced a moment before, and a reading request runs again without it.
+                if let url = (error as? StoreError)?.context.storeURL, !setAside.contains(url.path),
+                    library.setAsideIfChangedUnderItsStore(url)
+                {
+                    setAside.insert(url.path)
+                    if request.operation?.isWrite != true { continue }
+                }
+                throw WireError.from(error)
+            }
         }
     }
 

@@ -58,6 +58,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public let coordinator: PersistentStoreCoordinator
     public let configuration: Configuration
     private let lock = NSLock()
+    /// Held while a file is attached, replaced, detached or set aside, so that these happen one at a time (the
+    /// watcher, a SIGHUP rescan and a request that sets a store aside may ask at once). Recursive: a rescan attaches.
+    private let operations = NSRecursiveLock()
     private var entries: [String: Entry] = [:]
     /// The latest release's changes by conference (``changesKey(_:)``), for conferences an attached file serves.
     private var changes: [String: ScheduleChanges] = [:]
@@ -113,6 +116,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     ///   after a deleted file's store is detached (which left a failed entry for a file that is gone).
     @discardableResult
     public func attach(_ url: URL, isWatcherEvent: Bool = false) -> Outcome {
+        operations.lock()
+        defer { operations.unlock() }
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
         let version = FileVersion(url)
@@ -165,6 +170,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// Detaches a file's store; returns `.ignored` for an unknown file.
     @discardableResult
     public func detach(_ url: URL) -> Outcome {
+        operations.lock()
+        defer { operations.unlock() }
         let url = url.standardizedFileURL
         guard let entry = lock.withLock({
             failedVersions[url.path] = nil
@@ -176,10 +183,37 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         return .detached
     }
 
+    /// Detaches the store of a file that changed under it: another process rewrote the attached file in place, so a
+    /// store that reads its file as queries need it (SQLite) fails, or reads bytes it did not load. The entry stays,
+    /// without a store and with an error, until the watcher reports the file's next version.
+    ///
+    /// - Returns: Whether the store was set aside; `false` when the file is unknown, has no store, or is still the
+    ///   version its store was read from.
+    @discardableResult
+    public func setAsideIfChangedUnderItsStore(_ url: URL) -> Bool {
+        operations.lock()
+        defer { operations.unlock() }
+        let url = url.standardizedFileURL
+        let (known, attachedVersion) = lock.withLock { (entries[url.path], attachedVersions[url.path]) }
+        guard var entry = known, let store = entry.store, FileVersion(url) != attachedVersion else { return false }
+        try? coordinator.remove(store)
+        entry.store = nil
+        entry.objectCount = 0
+        entry.error = "the file changed under its attached store; waiting for its next version"
+        lock.withLock {
+            entries[url.path] = entry
+            attachedVersions[url.path] = nil
+            forgetChangesOfConferencesNotServed()
+        }
+        return true
+    }
+
     /// Compares a folder with what is attached: attaches new files, detaches vanished ones. Returns each file's
     /// outcome.
     @discardableResult
     public func rescan(_ folder: URL) -> [(URL, Outcome)] {
+        operations.lock()
+        defer { operations.unlock() }
         let folder = folder.standardizedFileURL
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let present = Set(names.filter(filter.accepts).map { folder.appendingPathComponent($0).standardizedFileURL.path })
