@@ -126,6 +126,41 @@ struct WireObjectCacheTests {
         #expect(cache.count == 2)  // one entry for each store object
     }
 
+    @Test func entriesOfDetachedStoresAreDropped() throws {
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Thing", properties: [
+            AttributeDescription(name: "name", type: .string),
+        ])])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let (kept, detached) = (try store(coordinator), try store(coordinator))
+        let cache = WireObjectCache()
+        for store in [kept, detached] {
+            let records = (1...3).map {
+                StoreRecord(objectID: store.objectID(forEntityName: "Thing", referenceKey: $0))
+            }
+            _ = cache.values(for: records, stores: { _ in store }) { .int($0.objectID.referenceKey) }
+        }
+        #expect(cache.count == 6)
+        try coordinator.remove(detached)
+        cache.removeEntries(ofStoresOtherThan: coordinator.persistentStores)
+        #expect(cache.count == 3)
+    }
+
+    /// Under churn in the watched folder every replaced file's store left its encoded objects behind until the
+    /// cache held 200,000 objects: resident memory grew by ~20 MiB a minute in scripts/load-with-churn.sh.
+    @Test func aReplacedFilesEntriesAreDroppedAtTheNextFetch() throws {
+        let fixture = try CoreFixture(files: ["swift-server-days-2026.xml"])
+        defer { fixture.remove() }
+        _ = try fixture.request("fetch", ["entity": "Session"])
+        let cached = fixture.core.engine.wireObjects.count
+        #expect(cached > 0)
+        let file = fixture.inbox.appendingPathComponent("swift-server-days-2026.xml")
+        for _ in 1...3 {
+            #expect(fixture.core.library.attach(file) == .replaced)
+            _ = try fixture.request("fetch", ["entity": "Session"])
+        }
+        #expect(fixture.core.engine.wireObjects.count == cached)
+    }
+
     @Test func theCacheStartsOverWhenFull() throws {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Thing", properties: [
             AttributeDescription(name: "name", type: .string),

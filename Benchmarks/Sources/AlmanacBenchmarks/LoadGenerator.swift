@@ -137,6 +137,25 @@ func answerErrorCode(_ line: ArraySlice<UInt8>) -> String? {
     return "unreadable_answer"
 }
 
+/// The values of the `"uri"` keys in an answer, in order (the daemon's encoder escapes no `/`, and a URI holds no
+/// `"` or `\`).
+func objectURIs(in answer: ArraySlice<UInt8>) -> [String] {
+    let key = Array(#""uri":""#.utf8)
+    var uris: [String] = []
+    var index = answer.startIndex
+    while index + key.count <= answer.endIndex {
+        guard answer[index] == key[0], answer[index..<index + key.count].elementsEqual(key) else {
+            index += 1
+            continue
+        }
+        let start = index + key.count
+        guard let end = answer[start...].firstIndex(of: UInt8(ascii: "\"")) else { break }
+        uris.append(String(decoding: answer[start..<end], as: UTF8.self))
+        index = end + 1
+    }
+    return uris
+}
+
 /// Percentile of sorted seconds.
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     guard !sorted.isEmpty else { return .nan }
@@ -151,8 +170,27 @@ struct LoadGenerator: Sendable {
     struct RequestKind: Sendable {
         var name: String
         var weight: Int
-        /// The request line for a client and sequence number (no newline).
-        var line: @Sendable (_ client: Int, _ sequence: Int) -> String
+        /// What the generator does with an answer besides timing it.
+        var role: Role = .plain
+        /// The request line for a client, a sequence number and the URI of an object the client fetched recently
+        /// (nil before its first fetch) (no newline).
+        var line: @Sendable (_ client: Int, _ sequence: Int, _ recentURI: String?) -> String
+
+        enum Role: Sendable {
+            /// Only timed.
+            case plain
+            /// The answer's object URIs become the client's recent URIs (for a later `get`).
+            case collectsURIs
+            /// An insert whose URI is recorded when it is answered `ok`, so that a run can check afterwards that
+            /// every acknowledged insert is still there.
+            case recordsInsert
+        }
+    }
+
+    /// An insert answered `ok`: the new object's URI and the `sessionGUID` it was given.
+    struct AcknowledgedInsert: Codable, Sendable {
+        var uri: String
+        var sessionGUID: String
     }
 
     struct Report: Codable, Sendable {
@@ -165,6 +203,10 @@ struct LoadGenerator: Sendable {
         var p99: Double
         var max: Double
         var errorsByCode: [String: Int]
+        /// Errors by request kind, then code (warm-up requests included).
+        var errorsByKind: [String: [String: Int]]
+        /// Inserts answered `ok` (warm-up requests included); their URIs go to the `--inserted` file.
+        var insertsAcknowledged: Int
         var requestsByKind: [String: Int]
         var p50ByKind: [String: Double]
 
@@ -193,35 +235,87 @@ struct LoadGenerator: Sendable {
     /// Untimed requests per client first.
     var warmUp: Int = 0
 
-    /// The standard mix: sorted limit-50 fetches, a template, counts, Favorite inserts.
-    static func standardMix(insertWeight: Int = 5) -> [RequestKind] {
+    /// The standard mix: sorted limit-50 fetches, a template, counts, Favorite inserts; with `getWeight`, also
+    /// `get` of a Session the client fetched recently (whose store may have been detached since: `not_found`).
+    static func standardMix(insertWeight: Int = 5, getWeight: Int = 0) -> [RequestKind] {
         [
-            RequestKind(name: "fetch", weight: 70) { _, n in
+            RequestKind(name: "fetch", weight: 70 - getWeight, role: getWeight > 0 ? .collectsURIs : .plain) {
+                _, n, _ in
                 #"{"id":\#(n),"op":"fetch","entity":"Session","sort":[{"key":"start"}],"limit":50}"#
             },
-            RequestKind(name: "template", weight: 10) { _, n in
+            RequestKind(name: "template", weight: 10) { _, n, _ in
                 #"{"id":\#(n),"op":"template","name":"SessionsAt","variables":{"NOW":"2026-11-24T10:30:00Z"},"limit":50}"#
             },
-            RequestKind(name: "count", weight: 15) { _, n in
+            RequestKind(name: "count", weight: 15) { _, n, _ in
                 #"{"id":\#(n),"op":"count","entity":"Session"}"#
             },
-            RequestKind(name: "insert", weight: insertWeight) { client, n in
+            RequestKind(name: "insert", weight: insertWeight, role: .recordsInsert) { client, n, _ in
                 #"{"id":\#(n),"op":"insert","entity":"Favorite","values":{"conferenceAcronym":"bench","sessionGUID":"load-\#(client)-\#(n)","createdAt":"2026-11-21T12:00:00Z","note":"load generator"}}"#
+            },
+            RequestKind(name: "get", weight: getWeight) { _, n, uri in
+                // Before the client's first fetch there is nothing to get: a ping instead.
+                uri.map { #"{"id":\#(n),"op":"get","uri":"\#($0)"}"# } ?? #"{"id":\#(n),"op":"ping"}"#
             },
         ].filter { $0.weight > 0 }
     }
 
     static func only(_ name: String, _ line: String) -> [RequestKind] {
-        [RequestKind(name: name, weight: 1) { _, _ in line }]
+        [RequestKind(name: name, weight: 1) { _, _, _ in line }]
     }
 
-    private final class ClientResult: @unchecked Sendable {
+    private final class ClientResult: @unchecked Sendable {  // written by its client's thread, read after join
         var latencies: [Double] = []
         var kinds: [Int] = []
         var errors: [String: Int] = [:]
+        var errorsByKind: [String: [String: Int]] = [:]
+        var inserted: [AcknowledgedInsert] = []
+        /// URIs of the objects of the client's latest answer of a `collectsURIs` kind.
+        var recentURIs: [String] = []
+
+        /// Checks an answer: counts its error, or records what its kind's role asks for. Returns the error code.
+        @discardableResult
+        func check(_ answer: ArraySlice<UInt8>, of kind: RequestKind, line: [UInt8]) -> String? {
+            if let code = answerErrorCode(answer) {
+                count(code, of: kind)
+                return code
+            }
+            switch kind.role {
+            case .plain: break
+            case .collectsURIs:
+                let found = objectURIs(in: answer)
+                if !found.isEmpty { recentURIs = found }
+            case .recordsInsert:
+                let json = (try? JSONSerialization.jsonObject(with: Data(answer))) as? [String: Any]
+                let request = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
+                let guid = (request?["values"] as? [String: Any])?["sessionGUID"] as? String ?? ""
+                if let uri = json?["uri"] as? String {
+                    inserted.append(AcknowledgedInsert(uri: uri, sessionGUID: guid))
+                } else {
+                    count("insert_ok_without_uri", of: kind)
+                }
+            }
+            return nil
+        }
+
+        func count(_ code: String, of kind: RequestKind) {
+            errors[code, default: 0] += 1
+            errorsByKind[kind.name, default: [:]][code, default: 0] += 1
+        }
+
+        /// The client's next recent URI, or nil before it fetched any.
+        func recentURI(_ sequence: Int) -> String? {
+            recentURIs.isEmpty ? nil : recentURIs[abs(sequence) % recentURIs.count]
+        }
     }
 
+    /// Runs the clients; `inserted` receives every insert answered `ok`.
     func run() -> Report {
+        var inserted: [AcknowledgedInsert] = []
+        return run(inserted: &inserted)
+    }
+
+    /// Runs the clients; `inserted` receives every insert answered `ok`.
+    func run(inserted: inout [AcknowledgedInsert]) -> Report {
         let results = (0..<clients).map { _ in ClientResult() }
         let group = DispatchGroup()
         let totalWeight = mix.reduce(0) { $0 + $1.weight }
@@ -241,15 +335,21 @@ struct LoadGenerator: Sendable {
             let thread = Thread {
                 defer { group.leave() }
                 let connection: UnixLineClient
+                var stage = "connect"
                 do {
                     connection = try UnixLineClient(path: path, receiveTimeout: 10)
-                    // Warm-up: at most `warmUp` requests and at most 2 s.
+                    stage = "warm-up"
+                    // Warm-up: at most `warmUp` requests and at most 2 s. Untimed, but checked: an error counts,
+                    // and an acknowledged insert is recorded like any other.
                     let warmUpEnd = DispatchTime.now().uptimeNanoseconds + 2_000_000_000
                     for n in 0..<warmUp where DispatchTime.now().uptimeNanoseconds < warmUpEnd {
-                        _ = try connection.roundTrip(Array((mix[kinds[n % kinds.count]].line(client, -n - 1) + "\n").utf8))
+                        let kind = mix[kinds[n % kinds.count]]
+                        let line = Array((kind.line(client, -n - 1, result.recentURI(n)) + "\n").utf8)
+                        result.check(try connection.roundTrip(line), of: kind, line: line)
                     }
                 } catch {
-                    result.errors["connect: \(error)", default: 0] += 1
+                    result.errors["\(stage): \(error)", default: 0] += 1
+                    result.errorsByKind[stage, default: [:]]["\(error)", default: 0] += 1
                     ready.signal()
                     barrier.wait()
                     return
@@ -262,16 +362,17 @@ struct LoadGenerator: Sendable {
                 while n < perClient {
                     if DispatchTime.now().uptimeNanoseconds >= deadline { break }
                     let kindIndex = kinds[(n + client * 7) % kinds.count]
-                    let line = Array((mix[kindIndex].line(client, n) + "\n").utf8)
+                    let kind = mix[kindIndex]
+                    let line = Array((kind.line(client, n, result.recentURI(n)) + "\n").utf8)
                     let begin = DispatchTime.now().uptimeNanoseconds
                     do {
                         let answer = try connection.roundTrip(line)
                         let end = DispatchTime.now().uptimeNanoseconds
                         result.latencies.append(Double(end - begin) / 1e9)
                         result.kinds.append(kindIndex)
-                        if let code = answerErrorCode(answer) { result.errors[code, default: 0] += 1 }
+                        result.check(answer, of: kind, line: line)
                     } catch {
-                        result.errors["transport: \(error)", default: 0] += 1
+                        result.count("transport: \(error)", of: kind)
                         break
                     }
                     n += 1
@@ -289,11 +390,14 @@ struct LoadGenerator: Sendable {
         var all: [Double] = []
         var byKind: [Int: [Double]] = [:]
         var errors: [String: Int] = [:]
+        var errorsByKind: [String: [String: Int]] = [:]
         for result in results {
             all += result.latencies
             for (latency, kind) in zip(result.latencies, result.kinds) { byKind[kind, default: []].append(latency) }
             errors.merge(result.errors, uniquingKeysWith: +)
+            errorsByKind.merge(result.errorsByKind) { $0.merging($1, uniquingKeysWith: +) }
         }
+        inserted = results.flatMap(\.inserted)
         all.sort()
         _ = totalWeight
         var counts: [String: Int] = [:], p50s: [String: Double] = [:]
@@ -304,14 +408,19 @@ struct LoadGenerator: Sendable {
         return Report(clients: clients, requests: all.count, seconds: elapsed,
                       throughput: Double(all.count) / elapsed, p50: percentile(all, 0.5), p90: percentile(all, 0.9),
                       p99: percentile(all, 0.99), max: all.last ?? .nan, errorsByCode: errors,
-                      requestsByKind: counts, p50ByKind: p50s)
+                      errorsByKind: errorsByKind, insertsAcknowledged: inserted.count, requestsByKind: counts,
+                      p50ByKind: p50s)
     }
 
     private final class DeadlineBox: @unchecked Sendable {
         var deadline: UInt64 = .max  // written before the barrier is released, read after
     }
 
-    /// `AlmanacBenchmarks load --socket PATH [--clients N] [--seconds S] [--requests N] [--mix fetch,template,count,insert|ping]`
+    /// `AlmanacBenchmarks load --socket PATH [--clients N] [--seconds S] [--requests N] [--warmup N]
+    /// [--mix standard|churn|readonly|fetch|ping] [--json FILE] [--inserted FILE]`
+    ///
+    /// `churn` is the standard mix with 5% of the fetches turned into a `get` of a Session the client fetched
+    /// recently. `--inserted` writes the inserts answered `ok` as a JSON array of `{"uri", "sessionGUID"}`.
     static func commandLine(_ arguments: [String]) -> Int32 {
         func value(_ name: String) -> String? {
             arguments.firstIndex(of: name).flatMap { arguments.index(after: $0) < arguments.endIndex
@@ -319,7 +428,7 @@ struct LoadGenerator: Sendable {
         }
         guard let socket = value("--socket") else {
             print("usage: AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--requests N] "
-                    + "[--warmup N] [--mix standard|ping|fetch|readonly] [--json FILE]")
+                    + "[--warmup N] [--mix standard|churn|readonly|fetch|ping] [--json FILE] [--inserted FILE]")
             return 2
         }
         let clients = value("--clients").flatMap(Int.init) ?? 32
@@ -330,17 +439,27 @@ struct LoadGenerator: Sendable {
         case "ping": mix = only("ping", #"{"id":1,"op":"ping"}"#)
         case "fetch": mix = standardMix(insertWeight: 0).filter { $0.name == "fetch" }
         case "readonly": mix = standardMix(insertWeight: 0)
+        case "churn": mix = standardMix(getWeight: 5)
         default: mix = standardMix()
         }
         let generator = LoadGenerator(socketPath: socket, clients: clients, mix: mix, requestsPerClient: requests,
                                       seconds: seconds, warmUp: value("--warmup").flatMap(Int.init) ?? 10)
-        let report = generator.run()
+        var inserted: [AcknowledgedInsert] = []
+        let report = generator.run(inserted: &inserted)
         print(report.summary)
         fflush(nil)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         if let file = value("--json") {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try? encoder.encode(report).write(to: URL(fileURLWithPath: file))
+        }
+        if let file = value("--inserted") {
+            do {
+                try encoder.encode(inserted).write(to: URL(fileURLWithPath: file))
+            } catch {
+                print("cannot write \(file): \(error)")
+                return 1
+            }
         }
         return report.errorsByCode.isEmpty ? 0 : 1
     }

@@ -51,15 +51,27 @@ public final class QueryEngine: Sendable {
         let command = try WireCommand(request)
         // `ping` touches no store: it never waits for the coordinator behind a long request.
         if case .ping = command { return [:] }
-        do {
-            if command.operation.isWrite {
-                return try coordinator.performAndWait { try execute(command) }
+        var setAside: Set<String> = []
+        while true {
+            do {
+                // Reads run beside each other; writes run alone.
+                if command.operation.isWrite {
+                    return try coordinator.performAndWait { try execute(command) }
+                }
+                return try coordinator.performReading { try execute(command) }
+            } catch let error as WireError {
+                throw error
+            } catch {
+                // A store whose file another process rewrote in place fails: it is set aside, as if the file had
+                // been replaced a moment before, and a reading request runs again without it.
+                if let url = (error as? StoreError)?.context.storeURL, !setAside.contains(url.path),
+                    library.setAsideIfChangedUnderItsStore(url)
+                {
+                    setAside.insert(url.path)
+                    if request.operation?.isWrite != true { continue }
+                }
+                throw WireError.from(error)
             }
-            return try coordinator.performReading { try execute(command) }
-        } catch let error as WireError {
-            throw error
-        } catch {
-            throw WireError.from(error)
         }
     }
 
@@ -175,6 +187,10 @@ public final class QueryEngine: Sendable {
         let fromRecords = entity?.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:)) ?? false
         if let entity, fromRecords, properties == nil {
             let records = try context.fetchRecords(request)
+            // Entries of detached stores go once the cache holds more stores than are attached (a replaced or
+            // deleted file's), so churn in the watched folders does not grow it.
+            let attached = coordinator.persistentStores
+            if wireObjects.storeCount > attached.count { wireObjects.removeEntries(ofStoresOtherThan: attached) }
             // The stores of these records only (not a table of every attached store, per request).
             var storesByIdentifier: [String: PersistentStore?] = [:]
             let coordinator = self.coordinator

@@ -6,8 +6,9 @@ import Synchronization
 ///
 /// An entry belongs to one store object and one record version: a replaced store's entries are never served again
 /// (entries are kept by ``PersistentStore/instanceNumber``, which no other store object shares, even one that reads
-/// the same file), and a saved change bumps the record's version. Detached stores' entries stay until the cache,
-/// which holds at most `limit` objects, starts over when full.
+/// the same file), and a saved change bumps the record's version. Detached stores' entries are dropped by
+/// ``removeEntries(ofStoresOtherThan:)``, which fetches call when the cache holds more stores than are attached, so
+/// churn in the watched folders does not grow the cache; when it holds `limit` objects, it starts over.
 final class WireObjectCache: Sendable {
     private struct Key: Hashable {
         let entityName: String
@@ -71,6 +72,20 @@ final class WireObjectCache: Sendable {
         }
         return values.map { $0! }
     }
+
+    /// Drops the entries of every store object not in `attached`: a deleted file's store, a replaced file's earlier
+    /// version. Complexity: O(stores cached + attached).
+    func removeEntries(ofStoresOtherThan attached: [PersistentStore]) {
+        let live = Set(attached.map(\.instanceNumber))
+        state.withLock { state in
+            for slot in Array(state.stores.keys) where !live.contains(slot) {
+                state.count -= state.stores.removeValue(forKey: slot)?.count ?? 0
+            }
+        }
+    }
+
+    /// The number of store objects with cached entries.
+    var storeCount: Int { state.withLock { $0.stores.count } }
 
     /// The number of objects cached.
     var count: Int { state.withLock { $0.count } }

@@ -58,10 +58,16 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public let coordinator: PersistentStoreCoordinator
     public let configuration: Configuration
     private let lock = NSLock()
+    /// Held while a file is attached, replaced, detached or set aside, so that these happen one at a time (the
+    /// watcher, a SIGHUP rescan and a request that sets a store aside may ask at once). Recursive: a rescan attaches.
+    private let operations = NSRecursiveLock()
     private var entries: [String: Entry] = [:]
+    /// The latest release's changes by conference (``changesKey(_:)``), for conferences an attached file serves.
     private var changes: [String: ScheduleChanges] = [:]
     /// The version of each file whose last attempt failed, by path.
     private var failedVersions: [String: FileVersion] = [:]
+    /// The version each attached store was read from, by path.
+    private var attachedVersions: [String: FileVersion] = [:]
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -88,7 +94,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     }
 
     /// What changed in a conference's latest release, by acronym (case-insensitive); `nil` if no release replaced
-    /// another since the daemon started.
+    /// another since the daemon started, or no attached file serves the conference any more.
     public func changes(forConference acronym: String) -> ScheduleChanges? {
         lock.withLock { changes.first { $0.key.caseInsensitiveCompare(acronym) == .orderedSame }?.value }
     }
@@ -101,19 +107,25 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// Reads a file and attaches it, or replaces the store of its earlier version.
     ///
     /// - Parameter isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
-    ///   a file whose last attempt failed and that has not changed since (same inode, size and modification time)
-    ///   is not tried again, and a file that no longer exists and is not known is not recorded: both `.ignored`.
-    ///   The daemon's own use of a file raises such events: a Core Data store is opened read-write, and closing it
-    ///   raises `IN_CLOSE_WRITE`, after a failed attempt (which retried it at once, hundreds of times a second) and
+    ///   a file that has not changed (same inode, size and modification time) since its store was attached or its
+    ///   last attempt failed is not read again, and a file that no longer exists and is not known is not recorded:
+    ///   both `.ignored`. The daemon's own use of a file raises such events: a Core Data store is opened
+    ///   read-write, and closing it raises `IN_CLOSE_WRITE`: after a failed attempt (which retried it at once,
+    ///   hundreds of times a second), when a replaced store is closed (which replaced the unchanged file again,
+    ///   closing the store just attached: hundreds of replacements a second for as long as the file stayed), and
     ///   after a deleted file's store is detached (which left a failed entry for a file that is gone).
     @discardableResult
     public func attach(_ url: URL, isWatcherEvent: Bool = false) -> Outcome {
+        operations.lock()
+        defer { operations.unlock() }
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
         let version = FileVersion(url)
-        let (previous, failedVersion) = lock.withLock { (entries[url.path], failedVersions[url.path]) }
+        let (previous, failedVersion, attachedVersion) = lock.withLock {
+            (entries[url.path], failedVersions[url.path], attachedVersions[url.path])
+        }
         if isWatcherEvent {
-            if let version, version == failedVersion { return .ignored }
+            if let version, version == failedVersion || version == attachedVersion { return .ignored }
             if version == nil, previous == nil, Self.isMissing(url) { return .ignored }
         }
         do {
@@ -139,6 +151,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             lock.withLock {
                 entries[url.path] = entry
                 failedVersions[url.path] = nil
+                attachedVersions[url.path] = version
+                if previous?.store != nil { forgetChangesOfConferencesNotServed() }
             }
             return outcome
         } catch {
@@ -156,19 +170,50 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// Detaches a file's store; returns `.ignored` for an unknown file.
     @discardableResult
     public func detach(_ url: URL) -> Outcome {
+        operations.lock()
+        defer { operations.unlock() }
         let url = url.standardizedFileURL
         guard let entry = lock.withLock({
             failedVersions[url.path] = nil
+            attachedVersions[url.path] = nil
+            defer { forgetChangesOfConferencesNotServed() }
             return entries.removeValue(forKey: url.path)
         }) else { return .ignored }
         if let store = entry.store { try? coordinator.remove(store) }
         return .detached
     }
 
+    /// Detaches the store of a file that changed under it: another process rewrote the attached file in place, so a
+    /// store that reads its file as queries need it (SQLite) fails, or reads bytes it did not load. The entry stays,
+    /// without a store and with an error, until the watcher reports the file's next version.
+    ///
+    /// - Returns: Whether the store was set aside; `false` when the file is unknown, has no store, or is still the
+    ///   version its store was read from.
+    @discardableResult
+    public func setAsideIfChangedUnderItsStore(_ url: URL) -> Bool {
+        operations.lock()
+        defer { operations.unlock() }
+        let url = url.standardizedFileURL
+        let (known, attachedVersion) = lock.withLock { (entries[url.path], attachedVersions[url.path]) }
+        guard var entry = known, let store = entry.store, FileVersion(url) != attachedVersion else { return false }
+        try? coordinator.remove(store)
+        entry.store = nil
+        entry.objectCount = 0
+        entry.error = "the file changed under its attached store; waiting for its next version"
+        lock.withLock {
+            entries[url.path] = entry
+            attachedVersions[url.path] = nil
+            forgetChangesOfConferencesNotServed()
+        }
+        return true
+    }
+
     /// Compares a folder with what is attached: attaches new files, detaches vanished ones. Returns each file's
     /// outcome.
     @discardableResult
     public func rescan(_ folder: URL) -> [(URL, Outcome)] {
+        operations.lock()
+        defer { operations.unlock() }
         let folder = folder.standardizedFileURL
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let present = Set(names.filter(filter.accepts).map { folder.appendingPathComponent($0).standardizedFileURL.path })
@@ -221,9 +266,25 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private func recordChanges(old: PersistentStore, new: PersistentStore) {
         guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document
         else { return }
-        let acronym = after.conference.acronym ?? after.conference.identity.description
         let diff = ScheduleChanges.between(old: before, new: after)
-        lock.withLock { changes[acronym] = diff }
+        lock.withLock { changes[Self.changesKey(after)] = diff }
+    }
+
+    /// The key of a document's conference in `changes`: its acronym, else its identity (`calendar:…` or, for a
+    /// conference with neither acronym nor calendar name, `file:` and the file's name).
+    private static func changesKey(_ document: ScheduleDocument) -> String {
+        document.conference.acronym ?? document.conference.identity.description
+    }
+
+    /// Drops the changes of conferences that no attached file serves any more (its file was deleted, or replaced by
+    /// another conference's schedule). Without this, a conference known by its file name left an entry, holding
+    /// both releases' sessions, for every file replaced under churn. Call with `lock` held.
+    private func forgetChangesOfConferencesNotServed() {
+        guard !changes.isEmpty else { return }
+        let served = Set(entries.values.compactMap { entry in
+            (entry.store as? ScheduleFileStore)?.document.map(Self.changesKey)
+        })
+        changes = changes.filter { served.contains($0.key) }
     }
 
     /// What identifies one version of a file without reading it.
