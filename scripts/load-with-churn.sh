@@ -38,7 +38,8 @@
 #     off; the personal store gained 450-1,800 favourites); 2.2 MiB after 90 s of churn alone (25 MiB before the
 #     daemon stopped keeping changes of conferences no file serves). Leaks as such are LeakSanitizer's job: run
 #     this script with an ASan almanacd (--almanacd .build-asan/debug/almanacd, ASAN_OPTIONS=detect_leaks=1): a
-#     report makes the daemon exit non-zero on SIGTERM;
+#     report makes the daemon exit non-zero on SIGTERM (the memory checks do not apply then: ASan's quarantine and
+#     shadow memory take hundreds of MiB, and its allocator has no malloc_stats);
 #   - favourites: every Favorite insert answered `ok` during the run (the generator writes their URIs) is fetched
 #     back afterwards, and again after the daemon is stopped with SIGTERM and started on the same state folder:
 #     the personal SQLite store is never detached, so an acknowledged write must survive both.
@@ -130,7 +131,8 @@ def settled_figures(pid):
 
 def heap_in_use(pid):
     """The bytes glibc's malloc has handed out and not got back (MiB), from malloc_stats() called through gdb
-    (it prints to the daemon's stderr, our log); None without gdb or when it cannot attach."""
+    (it prints to the daemon's stderr, our log); None without gdb, when it cannot attach, or without glibc's
+    allocator (a sanitizer's)."""
     if shutil.which("gdb") is None:
         return None
     log.flush()
@@ -462,7 +464,7 @@ checks = {
     "no open descriptor of a deleted file": not deleted_open,
     f"VmRSS with the start-up files back <= {RSS_FACTOR:g} x start + {RSS_SLACK_MIB} MiB":
         rss_restored is not None and rss_restored <= rss_bound,
-    f"heap in use with the start-up files back <= start + {HEAP_SLACK_MIB} MiB (skipped without gdb)":
+    f"heap in use with the start-up files back <= start + {HEAP_SLACK_MIB} MiB (skipped when gdb cannot read it)":
         heap_bound is None or (heap_restored is not None and heap_restored <= heap_bound),
     "favourites inserted": bool(inserted) or mix not in ("standard", "churn"),
     "every acknowledged favourite present": inserted is not None and favourites_present.get("missing") == 0,

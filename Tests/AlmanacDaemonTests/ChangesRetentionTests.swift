@@ -40,8 +40,9 @@ struct ChangesRetentionTests {
         let library = fixture.core.library
         let file = fixture.inbox.appendingPathComponent("swift-server-days-2026.xml")
         let original = try String(contentsOf: file, encoding: .utf8)
-        try Data(original.replacingOccurrences(of: "Structured concurrency in practice",
-                                               with: "Structured concurrency, revisited").utf8).write(to: file)
+        let revised = original.replacingOccurrences(
+            of: "Structured concurrency in practice", with: "Structured concurrency, revisited")
+        try Data(revised.utf8).write(to: file)
         #expect(library.attach(file) == .replaced)
         // Another file of the same conference comes and goes: the changes stay.
         let copy = fixture.inbox.appendingPathComponent("ssd26-copy.xml")

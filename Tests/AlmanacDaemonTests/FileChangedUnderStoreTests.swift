@@ -40,8 +40,8 @@ struct FileChangedUnderStoreTests {
         #expect(entry?.store == nil)
         #expect(entry?.error?.contains("changed") == true)
         // Its next version is attached when the watcher reports it.
-        try Self.rewrite(sqlite, with: try Data(contentsOf: CoreFixture.samples.appendingPathComponent(
-            "lunch-talks-2026.sqlite")))
+        let sample = CoreFixture.samples.appendingPathComponent("lunch-talks-2026.sqlite")
+        try Self.rewrite(sqlite, with: try Data(contentsOf: sample))
         #expect(fixture.core.library.attach(sqlite, isWatcherEvent: true) == .attached)
         #expect(try fixture.request("count", ["entity": "Session"])["count"]?.intValue == before)
     }
