@@ -89,16 +89,25 @@ struct DaemonProcessTests {
         }
     }
 
+    /// Starts a program with stderr discarded (the daemon's log is not read here); the caller kills it if a test
+    /// ends early.
+    static func launch(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     @Test func theDaemonServesTheClientAndStopsOnSIGTERM() async throws {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let notify = NotifySocket()
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: try Self.binary("almanacd"))
-        daemon.arguments = sandbox.daemonArguments
-        daemon.environment = ["NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin"]
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let daemon = try Self.launch(try Self.binary("almanacd"), sandbox.daemonArguments, environment: [
+            "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
+        ])
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
 
         let messages = notify.wait(for: "READY=1")
@@ -142,12 +151,9 @@ struct DaemonProcessTests {
         #expect(!FileManager.default.fileExists(atPath: sandbox.socket))
 
         // The favourite survived the restart-free run: it is in the personal store file.
-        let restarted = Process()
-        restarted.executableURL = daemon.executableURL
-        restarted.arguments = sandbox.daemonArguments
-        restarted.environment = ["NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin"]
-        restarted.standardError = FileHandle.nullDevice
-        try restarted.run()
+        let restarted = try Self.launch(try Self.binary("almanacd"), sandbox.daemonArguments, environment: [
+            "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
+        ])
         defer { if restarted.isRunning { kill(restarted.processIdentifier, SIGKILL) } }
         _ = notify.wait(for: "READY=1")
         let again = try await sandbox.client(["query", "Favorite", "--format", "json"])
@@ -170,12 +176,9 @@ struct DaemonProcessTests {
                                              to: sandbox.inbox.appendingPathComponent("filler-\(index).ics"))
         }
         let notify = NotifySocket()
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: try Self.binary("almanacd"))
-        daemon.arguments = sandbox.daemonArguments
-        daemon.environment = ["NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin"]
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let daemon = try Self.launch(try Self.binary("almanacd"), sandbox.daemonArguments, environment: [
+            "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
+        ])
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
 
         func drop(_ name: String) throws {
@@ -245,16 +248,13 @@ struct DaemonProcessTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let notify = NotifySocket()
-        let launcher = Process()
-        launcher.executableURL = URL(fileURLWithPath: activator)
         // The daemon is told another path: it answers on sandbox.socket only by serving the socket it inherits.
         let elsewhere = sandbox.root.appendingPathComponent("unused.sock").path
         let arguments = sandbox.daemonArguments.map { $0 == sandbox.socket ? elsewhere : $0 }
-        launcher.arguments = ["--listen=\(sandbox.socket)", "--setenv=NOTIFY_SOCKET=\(notify.path)",
-                              "--setenv=HOME=\(sandbox.root.path)", try Self.binary("almanacd")] + arguments
-        launcher.environment = ["PATH": "/usr/bin:/bin"]
-        launcher.standardError = FileHandle.nullDevice
-        try launcher.run()
+        let launcher = try Self.launch(activator, [
+            "--listen=\(sandbox.socket)", "--setenv=NOTIFY_SOCKET=\(notify.path)", "--setenv=HOME=\(sandbox.root.path)",
+            try Self.binary("almanacd"),
+        ] + arguments, environment: ["PATH": "/usr/bin:/bin"])
         defer { if launcher.isRunning { kill(launcher.processIdentifier, SIGKILL) } }
         var listening = false
         for _ in 0..<100 where !listening {
@@ -300,14 +300,10 @@ struct DaemonProcessTests {
         let notify = NotifySocket()
         chmod(notify.path, 0o777)
         let socket = root.appendingPathComponent("s.sock").path
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: setpriv)
-        daemon.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", try Self.binary("almanacd"),
-                            "--watch", inbox.path, "--state", root.appendingPathComponent("state").path,
-                            "--socket", socket]
-        daemon.environment = ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"]
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let daemon = try Self.launch(setpriv, [
+            "--reuid=65534", "--regid=65534", "--clear-groups", try Self.binary("almanacd"),
+            "--watch", inbox.path, "--state", root.appendingPathComponent("state").path, "--socket", socket,
+        ], environment: ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"])
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
         let ready = notify.wait(for: "READY=1")
         try #require(ready.last?.contains("READY=1") == true, "the daemon did not start as nobody: \(ready)")

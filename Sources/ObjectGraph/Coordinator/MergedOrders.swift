@@ -90,19 +90,14 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
 
         /// The next match with its prepared sort values and its store's position in add order.
         mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
-            guard limit == 0 || matched < limit else { return nil }
-            while position < order.views.count {
-                let index = position
-                position += 1
-                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
-                let view = order.views[index]
-                if let predicate, try !predicate.evaluate(with: view) { continue }
-                matched += 1
-                let width = order.width
-                return (StoreFetchResult(objectID: view.record.objectID, sortValues: [], record: view.record),
-                        order.prepared[(index * width)..<(index * width + width)], Int(order.storeIndices[index]))
-            }
-            return nil
+            guard limit == 0 || matched < limit,
+                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate)
+            else { return nil }
+            matched += 1
+            let view = order.views[index]
+            let width = order.width
+            return (StoreFetchResult(objectID: view.record.objectID, sortValues: [], record: view.record),
+                    order.prepared[(index * width)..<(index * width + width)], Int(order.storeIndices[index]))
         }
     }
 }

@@ -9,8 +9,8 @@ struct MergedFetchResult {
 /// One source of results for ``PersistentStoreCoordinator/merge(_:sortKeys:offset:limit:)``: an atomic store's
 /// cursor, the merged order of several atomic stores, or the array another store returned.
 struct MergeSource {
-    /// The store's position in add order (for a merged order: of its first store; each result tells its own).
-    let storeIndex: Int
+    /// The store's position in add order (unused for a merged order, whose results each tell their own).
+    private let storeIndex: Int
     private var cursor: AtomicStore.Cursor?
     private var mergedCursor: MergedOrder.Cursor?
     private var results: [StoreFetchResult]
@@ -27,7 +27,7 @@ struct MergeSource {
     }
 
     init(merged cursor: MergedOrder.Cursor) {
-        self.storeIndex = cursor.order.stamps.first?.storeIndex ?? 0
+        self.storeIndex = 0
         self.mergedCursor = cursor
         self.results = []
         self.prepared = []

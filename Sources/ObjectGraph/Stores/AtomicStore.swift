@@ -311,6 +311,21 @@ extension AtomicStore {
         }
     }
 
+    /// The position of the first view from `position` on that the predicate accepts (any, without a predicate);
+    /// `position` moves past it. Checks for cancellation every 4,096 views, so a deadline stops a long scan.
+    static func nextMatch(in views: [RecordView], after position: inout Int, predicate: CompiledPredicate?) throws
+        -> Int?
+    {
+        while position < views.count {
+            let index = position
+            position += 1
+            if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
+            if let predicate, try !predicate.evaluate(with: views[index]) { continue }
+            return index
+        }
+        return nil
+    }
+
     /// Walks a sorted order, skipping records the predicate rejects, until `limit` matched (0: no limit).
     struct Cursor {
         let order: SortedOrder
@@ -329,16 +344,11 @@ extension AtomicStore {
 
         /// The position in the order of the next match, or `nil` when the walk is over.
         private mutating func advance() throws -> Int? {
-            guard limit == 0 || matched < limit else { return nil }
-            while position < order.views.count {
-                let index = position
-                position += 1
-                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
-                if let predicate, try !predicate.evaluate(with: order.views[index]) { continue }
-                matched += 1
-                return index
-            }
-            return nil
+            guard limit == 0 || matched < limit,
+                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate)
+            else { return nil }
+            matched += 1
+            return index
         }
 
         /// The result at a position; `withSortValues: false` leaves out the raw sort values (the merge compares
