@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import Testing
 @testable import ObjectGraphTestSupport
 
@@ -152,6 +152,14 @@ struct SortedFetchTests {
                 #expect(fetched == (try expected(coordinator, entity: "Session", predicate: nil, keys: keys, offset: 2,
                                                  limit: limit)), "\(step), limit \(limit)")
             }
+            // Counts over the atomic stores are kept too, and must follow the same changes.
+            for predicate in [nil, try ObjectPredicate(format: "duration > 30")] {
+                let request = FetchRequest(entityName: "Session")
+                request.predicate = predicate
+                let context = ManagedObjectContext(coordinator: coordinator)
+                #expect(try context.count(for: request) == (try context.fetch(request).count),
+                        "\(step), count where \(predicate.map { "\($0)" } ?? "-")")
+            }
         }
         try check("first fetch")
         try check("cached")
@@ -163,6 +171,7 @@ struct SortedFetchTests {
         sessions.last!.setValue("AAA", forKey: "title")
         context.delete(sessions[3])
         try context.assign(context.makeSession("new", title: "Alpha"), to: stores[3])
+        try context.assign(context.makeSession("newer", title: "Beta"), to: stores[0])
         try context.save()
         try check("after a save")
 
@@ -173,6 +182,19 @@ struct SortedFetchTests {
         try check("after replacing a store")
         try coordinator.attach(try coordinator.loadDetachedStore(type: .xml, at: folder.file("c.xml")))
         try check("after attaching a store")
+    }
+
+    @Test func countsCallingNowAreNotKept() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, _) = try populatedCoordinator(folder, atomicOnly: true)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = try ObjectPredicate(format: "start < now() OR start == nil")
+        #expect(try context.count(for: request) == (try context.fetch(request).count))
+        #expect(coordinator.counts.count == 0)
+        request.predicate = try ObjectPredicate(format: "start == nil")
+        #expect(try context.count(for: request) == (try context.fetch(request).count))
+        #expect(coordinator.counts.count == 1)
     }
 
     @Test func aFailedSaveLeavesTheCachedOrderValid() throws {

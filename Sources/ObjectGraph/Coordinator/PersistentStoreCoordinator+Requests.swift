@@ -212,11 +212,30 @@ extension PersistentStoreCoordinator {
     func count(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?,
                affectedStores: [PersistentStore]?) throws -> Int {
         try performReading {
-            try targets(entityNames: entityNames, affectedStores: affectedStores).reduce(0) { total, target in
+            let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
+            func count(_ target: (Int, PersistentStore, Set<String>)) throws -> Int {
                 let request = StoreFetchRequest(entity: entity, entityNames: target.2, predicate: predicate,
                                                 sortKeys: [], limit: 0, includesValues: false)
-                return total + (try target.1.serializingReads { try target.1.count(request) })
+                return try target.1.serializingReads { try target.1.count(request) }
             }
+            // Several atomic stores: their sum is kept until one of them changes (they change only on load and save).
+            let atomics = targets.filter { $0.1 is AtomicStore }
+            guard atomics.count > 1, predicate?.callsVolatileFunction != true else {
+                return try targets.reduce(0) { try $0 + count($1) }
+            }
+            let stamps = atomics.map { index, store, _ in
+                MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: index,
+                                  contentVersion: (store as! AtomicStore).contentVersion)
+            }
+            let key = CountCache.Key(entityName: entity.name, entityNames: entityNames, predicate: predicate)
+            let atomicCount: Int
+            if let kept = counts.count(for: key, stamps: stamps) {
+                atomicCount = kept
+            } else {
+                atomicCount = try atomics.reduce(0) { try $0 + count($1) }
+                counts.keep(atomicCount, for: key, stamps: stamps)
+            }
+            return try targets.reduce(atomicCount) { $1.1 is AtomicStore ? $0 : try $0 + count($1) }
         }
     }
 
@@ -251,7 +270,7 @@ extension PersistentStoreCoordinator {
     /// The position of a store in add order (for tie-breaking), or `Int.max` when it is not attached.
     func storeIndex(ofIdentifier identifier: String?) -> Int {
         guard let identifier else { return Int.max }
-        return withState { persistentStores.firstIndex { $0.identifier == identifier } ?? Int.max }
+        return withState { position(ofIdentifier: identifier) ?? Int.max }
     }
 
     // MARK: Routing

@@ -19,10 +19,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         didSet {
             targetCache.removeAll()
             mergedOrders.removeAll()
+            counts.removeAll()
+            positionsByIdentifier = nil
         }
     }
+    /// Each attached store's position by identifier (the first of stores sharing one), made when first needed;
+    /// checked against the store's identifier on every use, since a store's metadata may give it a new one.
+    private var positionsByIdentifier: [String: Int]?
     /// Sorted orders merged across atomic stores, for repeated sorted fetches over many stores.
     let mergedOrders = MergedOrderCache()
+    /// Counts over several atomic stores, for the totals of repeated paged fetches.
+    let counts = CountCache()
     /// The stores each set of entity names reaches (requests without `affectedStores`), until the stores change.
     var targetCache: [[String]: [(Int, PersistentStore, Set<String>)]] = [:]
     private var strictRouting = false
@@ -213,7 +220,23 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
 
     /// The attached store with an identifier (UUID), if any.
     public func persistentStore(withIdentifier identifier: String) -> PersistentStore? {
-        withState { stores.first { $0.identifier == identifier } }
+        withState { position(ofIdentifier: identifier).map { stores[$0] } }
+    }
+
+    /// The position in `stores` of the first store with `identifier`: by the index while it is right, else by a
+    /// search (and the index is made again). Call within `withState`.
+    func position(ofIdentifier identifier: String) -> Int? {
+        if positionsByIdentifier == nil {
+            var positions: [String: Int] = [:]
+            for (position, store) in stores.enumerated().reversed() { positions[store.identifier] = position }
+            positionsByIdentifier = positions
+        }
+        if let position = positionsByIdentifier?[identifier], stores[position].identifier == identifier {
+            return position
+        }
+        let found = stores.firstIndex { $0.identifier == identifier }
+        if found != nil { positionsByIdentifier = nil }
+        return found
     }
 
     /// Moves a store to a new URL; its next save writes there. Returns `false` if the store is not attached.

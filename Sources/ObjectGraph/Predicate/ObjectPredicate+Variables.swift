@@ -15,6 +15,14 @@ extension ObjectPredicate {
         return walker.keyPaths
     }
 
+    /// Whether the predicate calls a function whose value changes from one evaluation to the next (`now()`), so
+    /// its result over unchanged records may change too.
+    var callsVolatileFunction: Bool {
+        var walker = ReferenceWalker()
+        walker.visit(node)
+        return walker.functions.contains("now")
+    }
+
     /// A copy with the given `$variables` replaced by constants; variables not in the dictionary stay.
     /// - Throws: ``ObjectPredicateError/Code/unsupportedArgument`` for a value that cannot be a constant.
     public func withSubstitutionVariables(_ variables: [String: Any?]) throws -> ObjectPredicate {
@@ -90,6 +98,7 @@ private struct Substitution {
 private struct ReferenceWalker {
     var variables: Set<String> = []
     var keyPaths: Set<String> = []
+    var functions: Set<String> = []
     /// Bound SUBQUERY variables and the key path of their collection (nil when not a plain path).
     private var bound: [String: String?] = [:]
     /// The key path prefix of `SELF` inside a SUBQUERY.
@@ -130,7 +139,9 @@ private struct ReferenceWalker {
         case .index(let base, let index):
             visit(base)
             if case .position(let position) = index { visit(position) }
-        case .function(_, let arguments): arguments.forEach { visit($0) }
+        case .function(let name, let arguments):
+            functions.insert(name)
+            arguments.forEach { visit($0) }
         case .subquery(let collection, let variable, let predicate):
             visit(collection)
             var collectionPath: String?

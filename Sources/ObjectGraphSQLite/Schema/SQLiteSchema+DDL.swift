@@ -3,7 +3,8 @@ import ObjectGraph
 
 /// Quotes an SQL identifier (names come from the model; they are quoted, never trusted).
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 extension SQLiteSchema {
