@@ -28,6 +28,70 @@ struct WireServerTests {
         }
     }
 
+    @Test func immediateAnswersWaitForEarlierRequests() async throws {
+        let handler = TestHandler()
+        try await withServer(handler: handler) { path, _ in
+            try await withClient(path) { client in
+                // Pings behind a slow request in the same write: answered after it, by the connection's task.
+                try await client.send(
+                    #"{"id":1,"op":"sleep","ms":50}"# + "\n" + #"{"id":2,"op":"ping"}"# + "\n"
+                        + #"{"id":3,"op":"ping"}"# + "\n" + #"{"id":4,"op":"sleep","ms":0}"# + "\n"
+                        + #"{"id":5,"op":"ping"}"# + "\n"
+                )
+                var answers: [JSONObject] = []
+                for _ in 1...5 { answers.append(try #require(try await client.readObject())) }
+                #expect(answers.map { $0["id"] } == [1, 2, 3, 4, 5])
+                #expect(answers.allSatisfy { $0["ok"] == true })
+                #expect(answers.filter { $0["immediate"] == true }.isEmpty)
+
+                // A ping in a later write while a request is still running waits for it too.
+                try await client.send(#"{"id":"slow","op":"sleep","ms":100}"# + "\n")
+                try await Task.sleep(for: .milliseconds(20))
+                try await client.send(#"{"id":"quick","op":"ping"}"# + "\n")
+                let slow = try #require(try await client.readObject())
+                let quick = try #require(try await client.readObject())
+                #expect(slow["id"] == "slow")
+                #expect(quick["id"] == "quick")
+                #expect(quick["immediate"] == false)
+
+                // Once everything is answered, a ping is answered on the event loop.
+                try await client.send(WireRequest(id: 6, op: "ping"))
+                let pong = try #require(try await client.readObject())
+                #expect(pong["id"] == 6)
+                #expect(pong["immediate"] == true)
+            }
+        }
+        // Every answer is counted, immediate ones too.
+        #expect(handler.records.withLock { $0.count } == 8)
+    }
+
+    @Test func manyPingsInOneWriteAreAnsweredInOrder() async throws {
+        let handler = TestHandler()
+        try await withServer(handler: handler) { path, _ in
+            try await withClient(path) { client in
+                var text = ""
+                for id in 0..<200 {
+                    // A non-immediate request now and then, so answers come from both paths.
+                    let op = id % 50 == 25 ? "echo" : "ping"
+                    text += String(decoding: WireRequest(id: .int(id), op: op).encodedLine(), as: UTF8.self)
+                }
+                try await client.send(text)
+                // A ping split over two writes is answered too (by the connection's task, which holds its start).
+                try await client.send(#"{"id":200,"#)
+                try await Task.sleep(for: .milliseconds(20))
+                try await client.send(#""op":"ping"}"# + "\n" + #"{"id":201,"op":"ping"}"# + "\n")
+                var immediate = 0
+                for id in 0...201 {
+                    let object = try #require(try await client.readObject())
+                    #expect(object["id"] == .int(id))
+                    #expect(object["ok"] == true)
+                    if object["immediate"] == true { immediate += 1 }
+                }
+                #expect(immediate > 0)
+            }
+        }
+    }
+
     @Test func halfClosedClientGetsAllItsAnswers() async throws {
         try await withServer(handler: TestHandler()) { path, _ in
             try await withClient(path) { client in

@@ -23,6 +23,11 @@ public struct DaemonHandler: RequestHandler {
         return try engine.execute(request)
     }
 
+    /// `ping` is answered on the event loop: it touches no store.
+    public func immediateAnswer(to request: WireRequest) -> JSONObject? {
+        request.operation == .ping ? [:] : nil
+    }
+
     public func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent> {
         events.subscribe()
     }

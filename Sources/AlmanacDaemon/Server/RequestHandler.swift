@@ -18,12 +18,21 @@ public protocol RequestHandler: Sendable {
     /// or the connection closes (then the server cancels its iteration).
     func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent>
 
+    /// The answer to a request that needs no data, no peer check and no waiting (`ping`), or nil (the default) to
+    /// answer it with ``handle(_:peer:)``.
+    ///
+    /// Called on the connection's event loop, so it must return at once; the server uses it only when every
+    /// earlier request of the connection has been answered, so answers keep their order.
+    func immediateAnswer(to request: WireRequest) -> JSONObject?
+
     /// Called after each answer, for statistics (default: does nothing). Called for answers the server gives
     /// itself too (`too_large`, `bad_request` for unreadable lines, `forbidden`, `timeout`).
     func requestCompleted(_ record: RequestRecord)
 }
 
 extension RequestHandler {
+    public func immediateAnswer(to request: WireRequest) -> JSONObject? { nil }
+
     public func requestCompleted(_ record: RequestRecord) {}
 }
 

@@ -10,7 +10,7 @@ import Darwin
 
 extension WireServer {
     struct BoundChannel {
-        var channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        var channel: NIOAsyncChannel<AcceptedConnection, Never>
         var socketPath: String?
         var inode: ino_t?
     }
@@ -21,13 +21,16 @@ extension WireServer {
         let bootstrap = ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-        let initializer: @Sendable (any Channel) -> EventLoopFuture<NIOAsyncChannel<ByteBuffer, ByteBuffer>> = {
-            channel in
+        let handler = self.handler
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
             channel.eventLoop.makeCompletedFuture {
-                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                let state = ConnectionState(now: .now)
+                try channel.pipeline.syncOperations.addHandler(ImmediateAnswerHandler(handler: handler, state: state))
+                let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                     wrappingChannelSynchronously: channel,
                     configuration: .init()
                 )
+                return AcceptedConnection(channel: wrapped, state: state)
             }
         }
 
@@ -73,7 +76,7 @@ extension WireServer {
             case .absent:
                 break
             }
-            let channel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+            let channel: NIOAsyncChannel<AcceptedConnection, Never>
             do {
                 channel = try await bootstrap.bind(
                     unixDomainSocketPath: path,

@@ -12,10 +12,12 @@ import Darwin
 
 extension WireServer {
     /// Serves one connection until the client closes it, it idles out, or the server shuts down.
-    func serve(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    func serve(_ accepted: AcceptedConnection) async {
+        let connection = accepted.channel
         let channel = connection.channel
         let peer = await Self.peerCredentials(of: channel)
-        let state = ConnectionState(now: .now)
+        let state = accepted.state
+        state.peer = peer
         var logger = self.logger
         logger[metadataKey: "peer"] = "\(peer)"
         logger.debug("connection opened")
@@ -38,6 +40,7 @@ extension WireServer {
                                             break reading
                                         }
                                     }
+                                    state.chunksAnswered.add(1, ordering: .releasing)
                                 }
                                 for action in framer.finish() {
                                     guard await self.perform(action, in: &session, group: &group) else { break reading }
@@ -229,9 +232,19 @@ extension WireServer {
 /// The per-connection state shared between the connection's task and its watchers.
 final class ConnectionState: Sendable {
     private let machine: Mutex<ConnectionStateMachine>
+    private let peerCredentials = Mutex(PeerCredentials.unknown)
+    /// Chunks of the byte stream the connection's task has answered completely (every request line in them
+    /// answered and the answer handed to the socket), for ``ImmediateAnswerHandler``'s ordering.
+    let chunksAnswered = Atomic(0)
 
     init(now: ContinuousClock.Instant) {
         machine = Mutex(ConnectionStateMachine(now: now))
+    }
+
+    /// Who is on the other end, once the connection's task has asked the socket (`unknown` before).
+    var peer: PeerCredentials {
+        get { peerCredentials.withLock { $0 } }
+        set { peerCredentials.withLock { $0 = newValue } }
     }
 
     func withLock<T>(_ body: (inout ConnectionStateMachine) -> T) -> T {
@@ -244,6 +257,12 @@ struct PeerCredentialsOption: Sendable {
     var pid: pid_t = 0
     var uid: uid_t = 0
     var gid: gid_t = 0
+}
+
+/// An accepted connection: its channel and the state its task shares with its event loop's handler.
+struct AcceptedConnection: Sendable {
+    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let state: ConnectionState
 }
 
 /// What the reading loop of one connection carries along.

@@ -100,7 +100,7 @@ public struct WireServer<Handler: RequestHandler>: Service {
         logger.info("stopped")
     }
 
-    private func acceptConnections(on serverChannel: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>)
+    private func acceptConnections(on serverChannel: NIOAsyncChannel<AcceptedConnection, Never>)
         async
     {
         await withTaskCancellationHandler {
@@ -124,7 +124,7 @@ public struct WireServer<Handler: RequestHandler>: Service {
         }
     }
 
-    private func accepted(_ connection: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+    private func accepted(_ connection: AcceptedConnection) async {
         guard connectionCount.enter(limit: configuration.maxConnections) else {
             logger.notice("too many connections; answering busy", metadata: ["limit": "\(configuration.maxConnections)"])
             let busy = WireResponse.failure(
@@ -134,7 +134,7 @@ public struct WireServer<Handler: RequestHandler>: Service {
                     message: "the daemon serves \(configuration.maxConnections) connections already; try again later"
                 )
             )
-            let channel = connection.channel
+            let channel = connection.channel.channel
             _ = try? await channel.writeAndFlush(ByteBuffer(bytes: busy.encodedLine())).get()
             _ = try? await channel.close().get()
             return

@@ -2,7 +2,7 @@ import AlmanacDaemon
 import AlmanacWire
 import Synchronization
 
-/// A trivial handler: `ping`, `echo` (returns its fields), `sleep` (`ms`), `whoami` (peer credentials), `fail`
+/// A trivial handler: `ping` (answered on the event loop when the server may), `echo` (returns its fields), `sleep` (`ms`), `whoami` (peer credentials), `fail`
 /// (throws a non-wire error), `insert` (pretends to insert), and events pushed by the test.
 final class TestHandler: RequestHandler {
     private let eventContinuations = Mutex<[AsyncStream<WireEvent>.Continuation]>([])
@@ -20,7 +20,7 @@ final class TestHandler: RequestHandler {
         startedContinuation.yield(request.op)
         switch request.op {
         case "ping":
-            return [:]
+            return ["immediate": false]
         case "echo":
             return request.fields
         case "sleep":
@@ -38,6 +38,10 @@ final class TestHandler: RequestHandler {
         default:
             throw WireError.unknownOp(request.op)
         }
+    }
+
+    func immediateAnswer(to request: WireRequest) -> JSONObject? {
+        request.op == "ping" ? ["immediate": true] : nil
     }
 
     func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent> {

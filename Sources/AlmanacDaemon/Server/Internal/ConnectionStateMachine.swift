@@ -61,6 +61,18 @@ struct ConnectionStateMachine {
         }
     }
 
+    /// A request the event loop answers at once (``ImmediateAnswerHandler``) starts, if the connection is idle.
+    mutating func immediateRequestStarted() -> Bool {
+        guard case .idle = state else { return false }
+        state = .processing
+        return true
+    }
+
+    /// The answer to an immediate request was handed to the socket.
+    mutating func immediateRequestFinished(at now: Instant) -> AnswerAction {
+        requestFinished(at: now)
+    }
+
     /// The answer to the current request was written.
     mutating func requestFinished(at now: Instant) -> AnswerAction {
         switch state {
