@@ -22,6 +22,8 @@ public final class QueryEngine: Sendable {
     public let version: String
     /// Encoded objects of earlier replies.
     let wireObjects = WireObjectCache()
+    /// Earlier replies to reading requests, while the stores are unchanged.
+    let replies = ReplyCache()
 
     private var coordinator: PersistentStoreCoordinator { library.coordinator }
     private var coding: ObjectCoding { ObjectCoding(coordinator: coordinator) }
@@ -56,9 +58,10 @@ public final class QueryEngine: Sendable {
             do {
                 // Reads run beside each other; writes run alone.
                 if command.operation.isWrite {
-                    return try coordinator.performAndWait { try execute(command) }
+                    return try coordinator.performAndWait { try execute(command, key: nil) }
                 }
-                return try coordinator.performReading { try execute(command) }
+                let key = ReplyCache.Key(op: request.op, fields: request.fields)
+                return try coordinator.performReading { try execute(command, key: key) }
             } catch let error as WireError {
                 throw error
             } catch {
@@ -75,7 +78,8 @@ public final class QueryEngine: Sendable {
         }
     }
 
-    private func execute(_ command: WireCommand) throws -> JSONObject {
+    /// Executes a command; `key` names a reading request, whose reply may come from or go to ``replies``.
+    private func execute(_ command: WireCommand, key: ReplyCache.Key?) throws -> JSONObject {
         switch command {
         case .hello:
             let names = coordinator.managedObjectModel.entities.map { JSONValue.string($0.name) }
@@ -88,10 +92,12 @@ public final class QueryEngine: Sendable {
             return ["stores": .array(storeList())]
         case .fetch(let fetch):
             let request = try fetchRequest(fetch)
-            return try fetchResponse(request, properties: fetch.properties)
+            return try reply(key, request) { try fetchResponse(request, properties: fetch.properties) }
         case .count(let fetch):
             let request = try fetchRequest(fetch)
-            return ["count": .int(Int64(try ManagedObjectContext(coordinator: coordinator).count(for: request)))]
+            return try reply(key, request) {
+                ["count": .int(Int64(try ManagedObjectContext(coordinator: coordinator).count(for: request)))]
+            }
         case .template(let template):
             let variables = template.variables.dictionary.mapValues(coding.variable)
             let request = try coordinator.managedObjectModel.fetchRequestFromTemplate(
@@ -99,7 +105,7 @@ public final class QueryEngine: Sendable {
             if !template.sort.isEmpty { request.sortKeys = template.sort.map(sortKey) }
             if let limit = template.limit { request.fetchLimit = try nonNegative(limit, "limit") }
             if let offset = template.offset { request.fetchOffset = try nonNegative(offset, "offset") }
-            return try fetchResponse(request, properties: template.properties)
+            return try reply(key, request) { try fetchResponse(request, properties: template.properties) }
         case .get(let get):
             let context = ManagedObjectContext(coordinator: coordinator)
             let object = try existing(get.uri, in: context)
@@ -128,6 +134,19 @@ public final class QueryEngine: Sendable {
     }
 
     // MARK: Fetching
+
+    /// The kept reply to an identical request while the stores are unchanged, else `make()`'s (kept for the next).
+    /// Runs inside the request's `performReading`, so the token and the reply describe the same data.
+    private func reply(_ key: ReplyCache.Key?, _ request: FetchRequest, make: () throws -> JSONObject) throws
+        -> JSONObject
+    {
+        guard let key, request.predicate?.callsVolatileFunction != true, let token = try coordinator.contentToken()
+        else { return try make() }
+        if let kept = replies.reply(for: key, token: token) { return kept }
+        let body = try make()
+        replies.keep(body, for: key, token: token)
+        return body
+    }
 
     private func fetchRequest(_ fetch: WireRequest.Fetch) throws -> FetchRequest {
         guard coordinator.managedObjectModel.entitiesByName[fetch.entity] != nil else {

@@ -16,8 +16,8 @@ extension ObjectPredicate {
     }
 
     /// Whether the predicate calls a function whose value changes from one evaluation to the next (`now()`), so
-    /// its result over unchanged records may change too.
-    var callsVolatileFunction: Bool {
+    /// its result over unchanged records may change too (caches of results must not keep it).
+    public var callsVolatileFunction: Bool {
         var walker = ReferenceWalker()
         walker.visit(node)
         return walker.functions.contains("now")

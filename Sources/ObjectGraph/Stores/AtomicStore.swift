@@ -32,6 +32,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
 
     /// Reads change nothing but the cached sort orders, which are guarded.
     open override class var allowsConcurrentReads: Bool { true }
+
+    /// The records change only by a load or a save, which change ``contentVersion``.
+    open override func contentToken() throws -> UInt64? { contentVersion }
     /// The next unused reference key (Core Data's XML `nextObjectID`).
     public var nextReferenceKey: Int64 = 1
 

@@ -149,6 +149,13 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
         throw unsupported("save")
     }
 
+    /// A number that changes whenever the store's records change, by this process or another, for caches of
+    /// results; nil (the default) when the store cannot tell, and nothing it answers is then kept.
+    ///
+    /// Called as a read (see ``allowsConcurrentReads``). Atomic stores answer their load and save count; the SQLite
+    /// store its own commits and SQLite's `data_version`, which other connections' commits change.
+    open func contentToken() throws -> UInt64? { nil }
+
     /// Every record in the store (used by migration).
     open func allRecords() throws -> [StoreRecord] {
         throw unsupported("listing all records")

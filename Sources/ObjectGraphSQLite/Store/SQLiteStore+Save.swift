@@ -75,6 +75,7 @@ extension SQLiteStore {
                 try openConnection().execute("COMMIT")
             }
             hasOpenSave = false
+            commitCount += 1
         } catch {
             rollBackSave()
             throw error

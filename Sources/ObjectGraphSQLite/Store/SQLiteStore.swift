@@ -44,6 +44,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var schema: SQLiteSchema!
     /// Whether a prepared save's transaction is open.
     var hasOpenSave = false
+    /// Saves committed through this store, for ``contentToken()``.
+    var commitCount: UInt64 = 0
     /// The `SELECT` of one object's row and its reader, by entity number.
     var recordQueries: [Int64: (String, RecordReader)] = [:]
     /// The `SELECT … WHERE Z_PK IN (` of batches of faults and its reader, by table name.
@@ -86,6 +88,17 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     /// Counts with `COUNT(*)` when the predicate translates to SQL, else by fetching keys.
     public override func count(_ request: StoreFetchRequest) throws -> Int {
         try performCount(request)
+    }
+
+    /// This store's commits and SQLite's `data_version` (which another connection's commit changes), together.
+    public override func contentToken() throws -> UInt64? {
+        let external = try StoreErrorFactory.converting(url: url, doing: "reading the data version") {
+            let statement = try openConnection().prepare("PRAGMA data_version")
+            defer { statement.reset() }
+            _ = try statement.step()
+            return UInt64(truncatingIfNeeded: statement.int64(at: 0))
+        }
+        return commitCount << 32 | (external & 0xFFFF_FFFF)
     }
 
     /// One object's row and its to-many relationships, in one query; `nil` when the store does not hold it.

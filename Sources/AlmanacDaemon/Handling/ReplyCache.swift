@@ -1,0 +1,73 @@
+import AlmanacWire
+import ObjectGraph
+import Synchronization
+
+/// Replies to reading requests (`fetch`, `count`, `template`), kept for the next identical request while the stores
+/// hold the same data.
+///
+/// A reply is kept with the coordinator's ``ObjectGraph/ContentToken`` read in the same `performReading` as the
+/// reply was made, and served again only while the token read for the new request is equal: any save, any store
+/// attached, replaced or detached, and any commit another process makes to an SQLite store change it. Requests
+/// whose predicate calls `now()` are never kept, nor are replies of more than ``maxObjects`` objects. At most
+/// ``limit`` replies are kept; the least recently used goes first.
+final class ReplyCache: Sendable {
+    /// A request without its `id`.
+    struct Key: Hashable, Sendable {
+        let op: String
+        let fields: JSONObject
+    }
+
+    private struct Entry {
+        var token: ContentToken
+        var body: JSONObject
+        var lastUse: Int
+    }
+
+    private struct State: ~Copyable {
+        var entries: [Key: Entry] = [:]
+        var use = 0
+        var hits = 0
+    }
+
+    private let state = Mutex(State())
+    /// The most replies kept.
+    let limit: Int
+    /// Replies with more objects than this are not kept.
+    let maxObjects: Int
+
+    init(limit: Int = 256, maxObjects: Int = 500) {
+        self.limit = limit
+        self.maxObjects = maxObjects
+    }
+
+    /// The reply kept for `key` when it was made with the stores in the state `token` describes.
+    func reply(for key: Key, token: ContentToken) -> JSONObject? {
+        state.withLock { state in
+            guard let entry = state.entries[key], entry.token == token else { return nil }
+            state.use += 1
+            state.hits += 1
+            state.entries[key]!.lastUse = state.use
+            return entry.body
+        }
+    }
+
+    /// Keeps a reply made with the stores in the state `token` describes (unless it is too large).
+    func keep(_ body: JSONObject, for key: Key, token: ContentToken) {
+        if case .array(let objects) = body["objects"], objects.count > maxObjects { return }
+        state.withLock { state in
+            state.use += 1
+            if state.entries[key] == nil, state.entries.count >= limit,
+                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                state.entries[oldest] = nil
+            }
+            state.entries[key] = Entry(token: token, body: body, lastUse: state.use)
+        }
+    }
+
+    /// The number of replies kept.
+    var count: Int { state.withLock { $0.entries.count } }
+
+    /// How many requests were answered from the cache.
+    var hits: Int { state.withLock { $0.hits } }
+}

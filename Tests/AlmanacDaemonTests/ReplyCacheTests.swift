@@ -1,0 +1,94 @@
+import AlmanacWire
+import Foundation
+import ObjectGraph
+import ObjectGraphSQLite
+import Testing
+
+@testable import AlmanacDaemon
+
+/// Kept replies: an identical reading request is answered from the cache only while no store changed, whoever
+/// changed it.
+@Suite("Reply cache")
+struct ReplyCacheTests {
+    static let earliest: JSONObject = ["entity": "Session", "sort": [["key": "start"]], "limit": 3]
+
+    func titles(_ reply: JSONObject) -> [String] {
+        reply["objects"]?.arrayValue?.compactMap { $0["values"]?["title"]?.stringValue } ?? []
+    }
+
+    @Test func anIdenticalRequestIsAnsweredFromTheCache() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let engine = fixture.core.engine
+        let first = try fixture.request("fetch", Self.earliest)
+        #expect(engine.replies.hits == 0)
+        #expect(try fixture.request("fetch", Self.earliest) == first)
+        #expect(try fixture.request("count", ["entity": "Session"]) == (try fixture.request("count", ["entity": "Session"])))
+        #expect(engine.replies.hits == 2)
+        // Another request (here: another limit) is not the same request.
+        #expect(titles(try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]], "limit": 2]))
+                    == Array(titles(first).prefix(2)))
+        #expect(engine.replies.hits == 2)
+    }
+
+    @Test func savesThroughTheDaemonAreSeen() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let before = try fixture.request("fetch", Self.earliest)
+        _ = try fixture.request("insert", ["entity": "Session", "values": [
+            "guid": "early-1", "title": "Early breakfast", "start": "2000-01-01T08:00:00Z",
+        ]])
+        let after = try fixture.request("fetch", Self.earliest)
+        #expect(titles(after).first == "Early breakfast")
+        #expect(after["total"]?.intValue == (before["total"]?.intValue).map { $0 + 1 })
+    }
+
+    @Test func anotherProcessesCommitToTheSQLiteStoreIsSeen() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let before = try fixture.request("fetch", Self.earliest)
+        _ = try fixture.request("fetch", Self.earliest)
+        #expect(fixture.core.engine.replies.hits == 1)
+
+        // A second coordinator on the same file stands for another process writing to it.
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.core.library.coordinator.managedObjectModel)
+        let url = fixture.root.appendingPathComponent("state/personal.sqlite")
+        let store = try coordinator.addPersistentStore(type: .sqlite, configurationName: "Personal", at: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let session = context.insertNewObject(forEntityName: "Session")
+        session.setValue("early-2", forKey: "guid")
+        session.setValue("Written elsewhere", forKey: "title")
+        session.setValue(Date(timeIntervalSince1970: 0), forKey: "start")
+        try context.assign(session, to: store)
+        try context.save()
+
+        let after = try fixture.request("fetch", Self.earliest)
+        #expect(titles(after).first == "Written elsewhere")
+        #expect(after["total"]?.intValue == (before["total"]?.intValue).map { $0 + 1 })
+        #expect(fixture.core.engine.replies.hits == 1)
+    }
+
+    @Test func aReplacedFileIsSeen() throws {
+        let fixture = try CoreFixture(files: ["swift-server-days-2026.xml"])
+        defer { fixture.remove() }
+        let file = fixture.inbox.appendingPathComponent("swift-server-days-2026.xml")
+        let request: JSONObject = ["entity": "Session", "predicate": "title CONTAINS 'revisited'"]
+        #expect(try fixture.request("count", request)["count"] == 0)
+        let original = try String(contentsOf: file, encoding: .utf8)
+        try Data(original.replacingOccurrences(of: "Structured concurrency in practice",
+                                               with: "Structured concurrency, revisited").utf8).write(to: file)
+        #expect(fixture.core.library.attach(file) == .replaced)
+        #expect(try fixture.request("count", request)["count"] == 1)
+    }
+
+    @Test func requestsCallingNowAreNotKept() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let request: JSONObject = ["entity": "Session", "predicate": "start < now()", "limit": 3]
+        _ = try fixture.request("fetch", request)
+        _ = try fixture.request("fetch", request)
+        _ = try fixture.request("count", request)
+        #expect(fixture.core.engine.replies.count == 0)
+        #expect(fixture.core.engine.replies.hits == 0)
+    }
+}
