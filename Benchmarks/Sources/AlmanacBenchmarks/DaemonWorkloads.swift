@@ -153,6 +153,14 @@ enum DaemonWorkloads {
             say("  8 clients: " + report.summary)
             return report
         }
+        // The same fetch with 1,000 different offsets, so the daemon's reply cache (256 replies) mostly misses.
+        let distinct = rounds(context.rounds, key: \.throughput) {
+            let report = LoadGenerator(socketPath: daemon.socketPath, clients: 8,
+                                       mix: LoadGenerator.distinctFetches(), requestsPerClient: 200_000,
+                                       seconds: context.quick ? 1 : 5, warmUp: 20).run()
+            say("  8 clients, distinct offsets: " + report.summary)
+            return report
+        }
         let mixed = LoadGenerator(socketPath: daemon.socketPath, clients: 8, mix: LoadGenerator.standardMix(),
                                   requestsPerClient: 100_000, seconds: context.quick ? 2 : 5, warmUp: 5).run()
         say("  8 clients, standard mix: " + mixed.summary)
@@ -169,6 +177,9 @@ enum DaemonWorkloads {
                     target: .none, note: note),
             loadRow("daemon fetch throughput, sorted limit-50, 8 clients", eight, unit: "fetches/s", \.throughput,
                     anchor: scanRate, target: .atLeast(10_000), note: note),
+            loadRow("daemon fetch throughput, limit-50 at 1,000 offsets (reply cache misses), 8 clients", distinct,
+                    unit: "fetches/s", \.throughput, anchor: scanRate, target: .none,
+                    note: note + "; offsets 0-999, more than the 256 replies the daemon keeps"),
             loadRow("daemon standard mix throughput, 8 clients", [mixed], unit: "requests/s", \.throughput,
                     anchor: nil, target: .none,
                     note: String(format: "70%% fetch, 10%% template, 15%% count, 5%% insert; p50 %.3f ms, p99 %.3f ms",

@@ -259,6 +259,14 @@ struct LoadGenerator: Sendable {
         ].filter { $0.weight > 0 }
     }
 
+    /// The sorted limit-50 fetch at 1,000 different offsets (client by client in a different order), so that
+    /// answers kept by the daemon are rarely asked for again.
+    static func distinctFetches() -> [RequestKind] {
+        [RequestKind(name: "fetch", weight: 1) { client, n, _ in
+            #"{"id":\#(n),"op":"fetch","entity":"Session","sort":[{"key":"start"}],"limit":50,"offset":\#((client * 997 + n * 31) % 1000)}"#
+        }]
+    }
+
     static func only(_ name: String, _ line: String) -> [RequestKind] {
         [RequestKind(name: name, weight: 1) { _, _, _ in line }]
     }
@@ -417,7 +425,7 @@ struct LoadGenerator: Sendable {
     }
 
     /// `AlmanacBenchmarks load --socket PATH [--clients N] [--seconds S] [--requests N] [--warmup N]
-    /// [--mix standard|churn|readonly|fetch|ping] [--json FILE] [--inserted FILE]`
+    /// [--mix standard|churn|readonly|fetch|fetch-distinct|ping] [--json FILE] [--inserted FILE]`
     ///
     /// `churn` is the standard mix with 5% of the fetches turned into a `get` of a Session the client fetched
     /// recently. `--inserted` writes the inserts answered `ok` as a JSON array of `{"uri", "sessionGUID"}`.
@@ -428,7 +436,7 @@ struct LoadGenerator: Sendable {
         }
         guard let socket = value("--socket") else {
             print("usage: AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--requests N] "
-                    + "[--warmup N] [--mix standard|churn|readonly|fetch|ping] [--json FILE] [--inserted FILE]")
+                    + "[--warmup N] [--mix standard|churn|readonly|fetch|fetch-distinct|ping] [--json FILE] [--inserted FILE]")
             return 2
         }
         let clients = value("--clients").flatMap(Int.init) ?? 32
@@ -438,6 +446,7 @@ struct LoadGenerator: Sendable {
         switch value("--mix") ?? "standard" {
         case "ping": mix = only("ping", #"{"id":1,"op":"ping"}"#)
         case "fetch": mix = standardMix(insertWeight: 0).filter { $0.name == "fetch" }
+        case "fetch-distinct": mix = distinctFetches()
         case "readonly": mix = standardMix(insertWeight: 0)
         case "churn": mix = standardMix(getWeight: 5)
         default: mix = standardMix()
