@@ -259,11 +259,11 @@ struct LoadGenerator: Sendable {
         ].filter { $0.weight > 0 }
     }
 
-    /// The sorted limit-50 fetch at 1,000 different offsets (client by client in a different order), so that
-    /// answers kept by the daemon are rarely asked for again.
+    /// The sorted limit-50 fetch at 1,000 different offsets (client by client in a different order; warm-up
+    /// requests have negative sequence numbers), so that answers kept by the daemon are rarely asked for again.
     static func distinctFetches() -> [RequestKind] {
         [RequestKind(name: "fetch", weight: 1) { client, n, _ in
-            #"{"id":\#(n),"op":"fetch","entity":"Session","sort":[{"key":"start"}],"limit":50,"offset":\#((client * 997 + n * 31) % 1000)}"#
+            #"{"id":\#(n),"op":"fetch","entity":"Session","sort":[{"key":"start"}],"limit":50,"offset":\#(((client * 997 + n * 31) % 1000 + 1000) % 1000)}"#
         }]
     }
 
