@@ -1,8 +1,9 @@
 import AlmanacWire
 import NIOCore
 
-/// Answers, on the connection's event loop, the requests the handler can answer at once (``RequestHandler/
-/// immediateAnswer(to:)``: `ping`), and hands every other byte on to the connection's task unchanged.
+/// Answers, on the connection's event loop, the requests the handler can answer at once
+/// (``RequestHandler/immediateAnswer(to:)``: `ping`), and hands every other byte on to the connection's task
+/// unchanged.
 ///
 /// A request answered here skips the hop to the connection's task and back (three thread switches), which is most
 /// of what a `ping` costs. Answers stay in request order: a line is answered here only when every chunk handed on
