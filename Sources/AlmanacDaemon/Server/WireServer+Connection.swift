@@ -34,7 +34,6 @@ extension WireServer {
                             var framer = LineFramer(maxLineLength: configuration.maxLineLength)
                             reading: do {
                                 for try await chunk in inbound {
-                                    state.withLock { $0.bytesReceived(at: .now) }
                                     for action in framer.append(chunk.readableBytesView) {
                                         guard await self.perform(action, in: &session, group: &group) else {
                                             break reading

@@ -117,14 +117,19 @@ extension PersistentStoreCoordinator {
         }
     }
 
+    /// What kept results over these atomic stores depend on: each store object, its position, its contents.
+    static func stamps(of atomicTargets: [(Int, PersistentStore, Set<String>)]) -> [MergedOrder.Stamp] {
+        atomicTargets.map { index, store, _ in
+            MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: index,
+                              contentVersion: (store as! AtomicStore).contentVersion)
+        }
+    }
+
     /// The merged sorted order of several atomic stores' records, from the cache or merged now.
     private func mergedOrder(entity: EntityDescription, entityNames: [String], sortKeys: [SortKey],
                              targets: [(Int, PersistentStore, Set<String>)]) throws -> MergedOrder {
         let atomics = targets.map { ($0.0, $0.1 as! AtomicStore, $0.2) }
-        let stamps = atomics.map { index, store, _ in
-            MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: index,
-                              contentVersion: store.contentVersion)
-        }
+        let stamps = Self.stamps(of: targets)
         let key = AtomicStore.SortedOrder.Key(entityNames: Set(entityNames), sortKeys: sortKeys)
         return try mergedOrders.order(for: key, stamps: stamps) { use in
             var orderKey: AtomicStore.SortedOrder.Key?
@@ -223,10 +228,7 @@ extension PersistentStoreCoordinator {
             guard atomics.count > 1, predicate?.callsVolatileFunction != true else {
                 return try targets.reduce(0) { try $0 + count($1) }
             }
-            let stamps = atomics.map { index, store, _ in
-                MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: index,
-                                  contentVersion: (store as! AtomicStore).contentVersion)
-            }
+            let stamps = Self.stamps(of: atomics)
             let key = CountCache.Key(entityName: entity.name, entityNames: entityNames, predicate: predicate)
             let atomicCount: Int
             if let kept = counts.count(for: key, stamps: stamps) {

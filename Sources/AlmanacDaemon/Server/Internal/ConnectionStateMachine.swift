@@ -68,12 +68,7 @@ struct ConnectionStateMachine {
         return true
     }
 
-    /// The answer to an immediate request was handed to the socket.
-    mutating func immediateRequestFinished(at now: Instant) -> AnswerAction {
-        requestFinished(at: now)
-    }
-
-    /// The answer to the current request was written.
+    /// The answer to the current request was written (or, for an immediate request, handed to the socket).
     mutating func requestFinished(at now: Instant) -> AnswerAction {
         switch state {
         case .processing:

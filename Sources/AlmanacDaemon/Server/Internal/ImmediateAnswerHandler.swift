@@ -33,6 +33,7 @@ final class ImmediateAnswerHandler<Handler: RequestHandler>: ChannelInboundHandl
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
+        // Every byte passes here first, so idle time is counted here for the task too.
         state.withLock { $0.bytesReceived(at: .now) }
         while !isWithinLine, context.channel.isWritable,
             state.chunksAnswered.load(ordering: .acquiring) == chunksHandedOn,
@@ -45,7 +46,7 @@ final class ImmediateAnswerHandler<Handler: RequestHandler>: ChannelInboundHandl
             let line = answer.response.encodedLine()
             var out = context.channel.allocator.buffer(capacity: line.count)
             out.writeBytes(line)
-            let next = state.withLock { $0.immediateRequestFinished(at: .now) }
+            let next = state.withLock { $0.requestFinished(at: .now) }
             handler.requestCompleted(
                 RequestRecord(op: answer.op, errorCode: nil, duration: .now - started, peer: state.peer)
             )
