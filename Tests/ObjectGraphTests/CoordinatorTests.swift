@@ -362,4 +362,41 @@ struct MultiStoreSaveTests {
         #expect(try reader.count(for: FetchRequest(entityName: "Room")) == 1)
         #expect(try reader.count(for: FetchRequest(entityName: "Favorite")) == 0)
     }
+
+    @Test func objectIDsAreEqualOnlyWithTheSameEntityStoreAndKey() {
+        let id = ManagedObjectID(entityName: "Session", storeIdentifier: "A", referenceKey: 7)
+        let same = ManagedObjectID(entityName: "Session", storeIdentifier: "A", referenceKey: 7)
+        #expect(id == same && id.hashValue == same.hashValue)
+        #expect(id != ManagedObjectID(entityName: "Session", storeIdentifier: "B", referenceKey: 7))
+        #expect(id != ManagedObjectID(entityName: "Room", storeIdentifier: "A", referenceKey: 7))
+        #expect(id != ManagedObjectID(entityName: "Session", storeIdentifier: "A", referenceKey: 8))
+        // The same keys in many stores and entities stay apart as dictionary keys.
+        var byID: [ManagedObjectID: Int] = [:]
+        for store in 0..<50 {
+            for entity in ["Session", "Room"] {
+                for key in 1...20 {
+                    let id = ManagedObjectID(entityName: entity, storeIdentifier: "S\(store)", referenceKey: Int64(key))
+                    byID[id] = store * 1000 + key
+                }
+            }
+        }
+        #expect(byID.count == 2000)
+        #expect(byID[ManagedObjectID(entityName: "Room", storeIdentifier: "S17", referenceKey: 3)] == 17_003)
+    }
+
+    @Test func newObjectsKeepTheirInsertionOrderAfterManyAreRemoved() throws {
+        let fixture = Fixture()
+        _ = try fixture.addStore()
+        let context = fixture.context()
+        let sessions = (0..<200).map { context.makeSession("g\($0)", title: "T\($0)") }
+        // Deleting unsaved objects takes them out of the inserted list, leaving holes in its order.
+        for (index, session) in sessions.enumerated() where index % 5 != 0 { context.delete(session) }
+        #expect(context.insertedObjects.count == 40)
+        try context.save()
+        let kept = sessions.enumerated().filter { $0.offset % 5 == 0 }.map(\.element)
+        let keys = kept.map(\.objectID.referenceKey)
+        #expect(keys == keys.sorted() && Set(keys).count == 40)
+        let reader = fixture.context()
+        #expect(try reader.count(for: FetchRequest(entityName: "Session")) == 40)
+    }
 }

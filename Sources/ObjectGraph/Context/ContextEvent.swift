@@ -97,6 +97,10 @@ extension ManagedObjectContext {
     public func processPendingChanges() {
         closeUndoGroup()
         guard !pending.isEmpty else { return }
+        guard !observers.isEmpty else {
+            pending = PendingNotification()
+            return
+        }
         let event = ObjectsDidChange(inserted: Set(pending.inserted.objects),
                                      updated: Set(pending.updated.objects.filter { !$0.isDeletedFlag }),
                                      deleted: Set(pending.deleted.objects), refreshed: Set(pending.refreshed.objects),

@@ -22,6 +22,7 @@ extension ManagedObjectContext {
             // restricted to some properties must not fill an object: it stays a fault. With a batch size, only
             // IDs come, and the faults are filled a batch at a time.
             let partial = request.propertiesToFetch != nil
+            registered.reserveCapacity(registered.count + results.count)
             let objects = results.map { materialize($0.result.objectID, record: partial ? nil : $0.result.record) }
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }
             return objects

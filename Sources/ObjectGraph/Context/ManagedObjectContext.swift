@@ -29,7 +29,8 @@ public final class ManagedObjectContext {
     var pending = PendingNotification()
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int
-    var classCache: [ObjectIdentifier: ManagedObject.Type] = [:]
+    /// The entity and class of the last fault made: a fetch makes many of one entity in a row.
+    var lastFaultClass: (entity: EntityDescription, objectClass: ManagedObject.Type)?
 
     /// Creates a context on a coordinator.
     public init(coordinator: PersistentStoreCoordinator) {
@@ -103,15 +104,17 @@ public final class ManagedObjectContext {
     /// The object with an ID: the registered one, or a fault that loads on first access (not checked to exist).
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
         if let object = registered[objectID] { return object }
-        guard let entity = managedObjectModel.entitiesByName[objectID.entityName] else {
-            preconditionFailure("the model has no entity named '\(objectID.entityName)'")
-        }
+        let entity: EntityDescription
         let objectClass: ManagedObject.Type
-        if let cached = classCache[ObjectIdentifier(entity)] {
-            objectClass = cached
+        if let last = lastFaultClass, last.entity.name == objectID.entityName {
+            (entity, objectClass) = last
         } else {
+            guard let named = managedObjectModel.entitiesByName[objectID.entityName] else {
+                preconditionFailure("the model has no entity named '\(objectID.entityName)'")
+            }
+            entity = named
             objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
-            classCache[ObjectIdentifier(entity)] = objectClass
+            lastFaultClass = (entity, objectClass)
         }
         let object = objectClass.init(entity: entity, insertInto: nil)
         object.objectID = objectID
@@ -248,31 +251,38 @@ extension ManagedObject {
 }
 
 /// Objects in insertion order with constant-time membership.
+///
+/// Removal leaves a hole in the order, filled in when holes outnumber the objects, so listing the objects is linear.
 struct ObjectList {
-    private var order: [ObjectIdentifier: Int] = [:]
-    private var items: [Int: ManagedObject] = [:]
-    private var counter = 0
+    private var positions: [ObjectIdentifier: Int] = [:]
+    private var items: [ManagedObject?] = []
 
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
+    var isEmpty: Bool { positions.isEmpty }
+    var count: Int { positions.count }
 
-    func contains(_ object: ManagedObject) -> Bool { order[ObjectIdentifier(object)] != nil }
+    func contains(_ object: ManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
 
     mutating func add(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
-        guard order[key] == nil else { return }
-        counter += 1
-        order[key] = counter
-        items[counter] = object
+        guard positions[key] == nil else { return }
+        positions[key] = items.count
+        items.append(object)
     }
 
     mutating func remove(_ object: ManagedObject) {
-        guard let position = order.removeValue(forKey: ObjectIdentifier(object)) else { return }
+        guard let position = positions.removeValue(forKey: ObjectIdentifier(object)) else { return }
         items[position] = nil
+        if positions.isEmpty {
+            items.removeAll()
+        } else if items.count > 32, items.count > 2 * positions.count {
+            let live = items.compactMap { $0 }
+            items = live
+            for (position, object) in live.enumerated() { positions[ObjectIdentifier(object)] = position }
+        }
     }
 
     mutating func removeAll() {
-        order.removeAll()
+        positions.removeAll()
         items.removeAll()
     }
 
@@ -281,5 +291,7 @@ struct ObjectList {
     }
 
     /// The objects in the order they were added.
-    var objects: [ManagedObject] { items.keys.sorted().map { items[$0]! } }
+    var objects: [ManagedObject] {
+        items.count == positions.count ? items.map { $0! } : items.compactMap { $0 }
+    }
 }

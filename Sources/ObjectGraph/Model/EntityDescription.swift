@@ -123,6 +123,10 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let kinds: [SlotKind]
         /// A new object's slots before its to-many storage is made: attribute defaults, nil elsewhere.
         let template: [Any?]
+        /// The slots of to-many relationships (each new object gets storage of its own there).
+        let toManySlots: [Int]
+        /// Whether the entity has relationships of either kind.
+        let hasRelationships: Bool
 
         enum SlotKind {
             case attribute(isTransient: Bool)
@@ -151,7 +155,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
                     relationships[property.name] = relationship
                 }
             }
-            kinds = properties.map { property in
+            let kinds: [SlotKind] = properties.map { property in
                 switch property {
                 case let attribute as AttributeDescription: .attribute(isTransient: attribute.isTransient)
                 case let relationship as RelationshipDescription: relationship.isToMany ? .toMany : .toOne
@@ -159,6 +163,9 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
                 }
             }
             template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
+            self.kinds = kinds
+            toManySlots = kinds.indices.filter { if case .toMany = kinds[$0] { true } else { false } }
+            hasRelationships = !relationships.isEmpty
             self.propertiesByName = byName
             self.attributesByName = attributes
             self.relationshipsByName = relationships

@@ -43,9 +43,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = ManagedObjectID.makeTemporary(entityName: entity.name)
         let layout = entity.layout
         var slots = layout.template
-        for (index, kind) in layout.kinds.enumerated() {
-            if case .toMany = kind { slots[index] = ToManyStorage() }
-        }
+        for index in layout.toManySlots { slots[index] = ToManyStorage() }
         self.slots = slots
         if let context { context.insert(self) }
     }
@@ -53,7 +51,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Drops the object's related objects (and the values kept for saving and fetched properties, which may hold
     /// related objects too); its context calls this when it goes away, to break reference cycles.
     func releaseRelationships() {
-        for (index, kind) in entity.layout.kinds.enumerated() {
+        let layout = entity.layout
+        guard layout.hasRelationships || snapshot != nil || !fetchedPropertyCache.isEmpty else { return }
+        for (index, kind) in layout.kinds.enumerated() {
             switch kind {
             case .toOne: slots[index] = nil
             case .toMany: slots[index] = ToManyStorage()

@@ -13,6 +13,10 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
     public let storeIdentifier: String?
     /// The object's key: the primary key in its store, or a process-unique number while temporary.
     public let referenceKey: Int64
+    /// A digest of the entity and store names, computed once: IDs are hashed and compared far more often than made
+    /// (every registered object, every merged result), and hashing two strings each time dominated those lookups.
+    /// Temporary IDs have unique keys and need none.
+    private let namesDigest: UInt64
 
     /// Whether the ID is temporary (the object was never saved).
     public var isTemporaryID: Bool { storeIdentifier == nil }
@@ -22,12 +26,32 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
         self.entityName = entityName
         self.storeIdentifier = storeIdentifier
         self.referenceKey = referenceKey
+        self.namesDigest = Self.digest(storeIdentifier, Self.digest(entityName, 0xcbf2_9ce4_8422_2325))
     }
 
     private init(temporaryFor entityName: String, key: Int64) {
         self.entityName = entityName
         self.storeIdentifier = nil
         self.referenceKey = key
+        self.namesDigest = 0
+    }
+
+    /// FNV-1a over a string's UTF-8 bytes, continuing from `seed`. Not a defence against chosen collisions: the
+    /// digest only feeds `Hasher`, which is seeded per process, and equality still compares the names.
+    private static func digest(_ text: String, _ seed: UInt64) -> UInt64 {
+        var value = seed
+        for byte in text.utf8 { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(referenceKey)
+        hasher.combine(namesDigest)
+    }
+
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.referenceKey == rhs.referenceKey && lhs.namesDigest == rhs.namesDigest
+            && lhs.storeIdentifier == rhs.storeIdentifier && lhs.entityName == rhs.entityName
     }
 
     /// A new temporary ID for an entity.

@@ -42,11 +42,14 @@ struct PropertyValidator {
                 errors.append(error(.dateTooLate, attribute, "%@ must not be after \(maximum.ISO8601Format())"))
             }
         } else if type == .string, let string = canonical as? String {
-            let length = string.count
-            if let minimum = attribute.minimumValue.flatMap(AttributeType.integer(from:)), length < minimum {
+            // Counting characters walks the whole string: only when a length rule asks for it.
+            let minimumLength = attribute.minimumValue.flatMap(AttributeType.integer(from:))
+            let maximumLength = attribute.maximumValue.flatMap(AttributeType.integer(from:))
+            let length = minimumLength == nil && maximumLength == nil ? 0 : string.count
+            if let minimum = minimumLength, length < minimum {
                 errors.append(error(.stringTooShort, attribute, "%@ must be at least \(minimum) characters long"))
             }
-            if let maximum = attribute.maximumValue.flatMap(AttributeType.integer(from:)), length > maximum {
+            if let maximum = maximumLength, length > maximum {
                 errors.append(error(.stringTooLong, attribute, "%@ must be at most \(maximum) characters long"))
             }
             if let pattern = attribute.regularExpression, !Self.matches(pattern, string) {
