@@ -91,4 +91,59 @@ struct ReplyCacheTests {
         #expect(fixture.core.engine.replies.count == 0)
         #expect(fixture.core.engine.replies.hits == 0)
     }
+
+    @Test func keptRepliesAreGivenWithoutWaitingOnlyWhileTheStoresAreUnchanged() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let engine = fixture.core.engine
+        let request = WireRequest(id: 7, op: "fetch", fields: Self.earliest)
+        // Nothing kept yet: the request goes to the engine as usual.
+        #expect(engine.keptReply(to: request) == nil)
+        let first = try fixture.request("fetch", Self.earliest)
+        #expect(engine.keptReply(to: request) == first)
+        // Only reading requests, and only identical ones.
+        #expect(engine.keptReply(to: WireRequest(id: 7, op: "fetch", fields: ["entity": "Session"])) == nil)
+        #expect(engine.keptReply(to: WireRequest(id: 7, op: "stores", fields: [:])) == nil)
+        // A save changes the stores: the kept reply is no longer given.
+        _ = try fixture.request("insert", ["entity": "Session", "values": [
+            "guid": "early-3", "title": "Dawn patrol", "start": "2000-01-01T06:00:00Z",
+        ]])
+        #expect(engine.keptReply(to: request) == nil)
+        let second = try fixture.request("fetch", Self.earliest)
+        #expect(titles(second).first == "Dawn patrol")
+        #expect(engine.keptReply(to: request) == second)
+    }
+
+    @Test func keptRepliesAreNotGivenWhileAWriterHoldsOrAwaitsTheStores() async throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let engine = fixture.core.engine
+        let coordinator = fixture.core.library.coordinator
+        let request = WireRequest(id: 1, op: "count", fields: ["entity": "Session"])
+        _ = try fixture.request("count", ["entity": "Session"])
+        #expect(engine.keptReply(to: request) != nil)
+        #expect(try coordinator.contentTokenWithoutWaiting() != nil)
+
+        // A writer inside the coordinator on another thread: neither the token nor the reply waits for it.
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            coordinator.performAndWait {
+                entered.signal()
+                release.wait()
+            }
+        }
+        writer.start()
+        entered.wait()
+        #expect(try coordinator.contentTokenWithoutWaiting() == nil)
+        #expect(engine.keptReply(to: request) == nil)
+        release.signal()
+        // Once the writer is gone, the kept reply is given again (the writer changed nothing).
+        var answered = false
+        for _ in 0..<200 where !answered {
+            answered = engine.keptReply(to: request) != nil
+            if !answered { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(answered)
+    }
 }

@@ -23,9 +23,11 @@ public struct DaemonHandler: RequestHandler {
         return try engine.execute(request)
     }
 
-    /// `ping` is answered on the event loop: it touches no store.
+    /// Answered on the event loop: `ping`, which touches no store, and reading requests whose reply is kept while
+    /// the stores are unchanged (``QueryEngine/keptReply(to:)``, which never waits).
     public func immediateAnswer(to request: WireRequest) -> JSONObject? {
-        request.operation == .ping ? [:] : nil
+        if request.operation == .ping { return [:] }
+        return engine.keptReply(to: request)
     }
 
     public func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent> {

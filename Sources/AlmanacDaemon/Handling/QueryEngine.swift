@@ -78,6 +78,21 @@ public final class QueryEngine: Sendable {
         }
     }
 
+    /// The reply kept for an identical `fetch`, `count` or `template` request, if the stores are unchanged since
+    /// and that can be told without waiting (for a save, a store change, or another request's read of the personal
+    /// store); else nil, and the request goes through ``execute(_:)`` as usual. Never blocks: for the event loop.
+    public func keptReply(to request: WireRequest) -> JSONObject? {
+        switch request.operation {
+        case .fetch?, .count?, .template?: break
+        default: return nil
+        }
+        let key = ReplyCache.Key(op: request.op, fields: request.fields)
+        guard replies.containsReply(for: key), let token = try? coordinator.contentTokenWithoutWaiting() else {
+            return nil
+        }
+        return replies.reply(for: key, token: token)
+    }
+
     /// Executes a command; `key` names a reading request, whose reply may come from or go to ``replies``.
     private func execute(_ command: WireCommand, key: ReplyCache.Key?) throws -> JSONObject {
         switch command {

@@ -51,6 +51,11 @@ final class ReplyCache: Sendable {
         }
     }
 
+    /// Whether a reply is kept for `key`, whatever the stores' state (a cheap check before reading the token).
+    func containsReply(for key: Key) -> Bool {
+        state.withLock { $0.entries[key] != nil }
+    }
+
     /// Keeps a reply made with the stores in the state `token` describes (unless it is too large).
     func keep(_ body: JSONObject, for key: Key, token: ContentToken) {
         if case .array(let objects) = body["objects"], objects.count > maxObjects { return }

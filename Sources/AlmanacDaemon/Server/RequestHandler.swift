@@ -18,8 +18,8 @@ public protocol RequestHandler: Sendable {
     /// or the connection closes (then the server cancels its iteration).
     func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent>
 
-    /// The answer to a request that needs no data, no peer check and no waiting (`ping`), or nil (the default) to
-    /// answer it with ``handle(_:peer:)``.
+    /// The answer to a request that needs no peer check and can be given without waiting (`ping`, a reply kept
+    /// from an identical earlier request), or nil (the default) to answer it with ``handle(_:peer:)``.
     ///
     /// Called on the connection's event loop, so it must return at once; the server uses it only when every
     /// earlier request of the connection has been answered, so answers keep their order.

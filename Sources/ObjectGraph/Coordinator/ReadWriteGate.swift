@@ -20,29 +20,47 @@ final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `co
     /// Runs `body` as a reader.
     func read<T>(_ body: () throws -> T) rethrows -> T {
         let me = pthread_self()
-        condition.lock()
-        let isWriter = writer == me
-        if !isWriter {
-            if readers[me] == nil {
-                while writer != nil || waitingWriters > 0 { condition.wait() }
-            }
-            readers[me, default: 0] += 1
-        }
-        condition.unlock()
-        defer {
-            if !isWriter {
-                condition.lock()
-                let depth = readers[me]! - 1
-                if depth == 0 {
-                    readers[me] = nil
-                    if readers.isEmpty { condition.broadcast() }
-                } else {
-                    readers[me] = depth
-                }
-                condition.unlock()
-            }
-        }
+        let isWriter = enterReading(me, waiting: true)!
+        defer { leaveReading(me, isWriter: isWriter) }
         return try body()
+    }
+
+    /// Runs `body` as a reader if that needs no waiting (no writer inside or waiting, or this thread already holds
+    /// the gate); otherwise returns nil without running it.
+    func readIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        let me = pthread_self()
+        guard let isWriter = enterReading(me, waiting: false) else { return nil }
+        defer { leaveReading(me, isWriter: isWriter) }
+        return try body()
+    }
+
+    /// Enters as a reader, waiting for writers when `waiting`, else giving up (nil) where it would wait. Returns
+    /// whether this thread is the writer (which reads without counting as a reader).
+    private func enterReading(_ me: pthread_t, waiting: Bool) -> Bool? {
+        condition.lock()
+        defer { condition.unlock() }
+        if writer == me { return true }
+        if readers[me] == nil {
+            while writer != nil || waitingWriters > 0 {
+                guard waiting else { return nil }
+                condition.wait()
+            }
+        }
+        readers[me, default: 0] += 1
+        return false
+    }
+
+    private func leaveReading(_ me: pthread_t, isWriter: Bool) {
+        guard !isWriter else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        let depth = readers[me]! - 1
+        if depth == 0 {
+            readers[me] = nil
+            if readers.isEmpty { condition.broadcast() }
+        } else {
+            readers[me] = depth
+        }
     }
 
     /// Runs `body` as the only writer: no reader and no other writer runs meanwhile.

@@ -98,6 +98,14 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
         return try body()
     }
 
+    /// Runs one of the store's reads if that needs no waiting for another thread's read; otherwise nil.
+    func serializingReadsIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        if Self.allowsConcurrentReads { return try body() }
+        guard readLock.try() else { return nil }
+        defer { readLock.unlock() }
+        return try body()
+    }
+
     /// Loads the store's contents. Called once, after ``loadMetadata()``, when the store is added.
     open func load() throws {}
 

@@ -2,7 +2,7 @@ import AlmanacWire
 import NIOCore
 
 /// Answers, on the connection's event loop, the requests the handler can answer at once
-/// (``RequestHandler/immediateAnswer(to:)``: `ping`), and hands every other byte on to the connection's task
+/// (``RequestHandler/immediateAnswer(to:)``: `ping`, kept replies), and hands every other byte on to the connection's task
 /// unchanged.
 ///
 /// A request answered here skips the hop to the connection's task and back (three thread switches), which is most
@@ -16,8 +16,9 @@ final class ImmediateAnswerHandler<Handler: RequestHandler>: ChannelInboundHandl
     typealias InboundOut = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// Lines longer than this are never immediate requests (`{"id": …, "op": "ping"}` is far shorter).
-    static var longestImmediateLine: Int { 512 }
+    /// Lines longer than this are never immediate requests (`{"id": …, "op": "ping"}` is far shorter, and so is a
+    /// typical sorted, paged `fetch`); longer ones are not parsed twice.
+    static var longestImmediateLine: Int { 1024 }
 
     private let handler: Handler
     private let state: ConnectionState
