@@ -146,4 +146,20 @@ struct ReplyCacheTests {
         }
         #expect(answered)
     }
+
+    @Test func aFullCacheDropsItsLeastRecentlyUsedQuarter() throws {
+        let cache = ReplyCache(limit: 8)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", properties: [AttributeDescription(name: "n", type: .integer64)]),
+        ]))
+        let token = try #require(try coordinator.contentToken())
+        func key(_ n: Int) -> ReplyCache.Key { ReplyCache.Key(op: "count", fields: ["n": .int(Int64(n))]) }
+        for n in 0..<8 { cache.keep(["count": .int(Int64(n))], for: key(n), token: token) }
+        // Using the oldest makes it the most recent: the next two oldest go when a ninth reply comes.
+        #expect(cache.reply(for: key(0), token: token) == ["count": 0])
+        cache.keep(["count": 8], for: key(8), token: token)
+        #expect(cache.count == 7)
+        #expect(!cache.containsReply(for: key(1)) && !cache.containsReply(for: key(2)))
+        #expect([0, 3, 4, 5, 6, 7, 8].allSatisfy { cache.containsReply(for: key($0)) })
+    }
 }

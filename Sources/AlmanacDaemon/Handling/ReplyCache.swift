@@ -9,7 +9,7 @@ import Synchronization
 /// reply was made, and served again only while the token read for the new request is equal: any save, any store
 /// attached, replaced or detached, and any commit another process makes to an SQLite store change it. Requests
 /// whose predicate calls `now()` are never kept, nor are replies of more than ``maxObjects`` objects. At most
-/// ``limit`` replies are kept; the least recently used goes first.
+/// ``limit`` replies are kept; when full, the least recently used quarter goes.
 final class ReplyCache: Sendable {
     /// A request without its `id`.
     struct Key: Hashable, Sendable {
@@ -61,10 +61,11 @@ final class ReplyCache: Sendable {
         if case .array(let objects) = body["objects"], objects.count > maxObjects { return }
         state.withLock { state in
             state.use += 1
-            if state.entries[key] == nil, state.entries.count >= limit,
-                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
-            {
-                state.entries[oldest] = nil
+            if state.entries[key] == nil, state.entries.count >= limit {
+                // The least recently used quarter goes at once: one sort per `limit / 4` new replies, rather than a
+                // search of every entry for each.
+                let oldest = state.entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(max(1, limit / 4))
+                for (key, _) in oldest { state.entries[key] = nil }
             }
             state.entries[key] = Entry(token: token, body: body, lastUse: state.use)
         }

@@ -88,6 +88,25 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
             self.limit = limit
         }
 
+        /// Moves past up to `count` matches without making results; returns how many it passed. Without a
+        /// predicate, every record matches and the walk is a jump.
+        mutating func skip(_ count: Int) throws -> Int {
+            var passed = 0
+            let allowed = limit == 0 ? count : min(count, limit - matched)
+            if predicate == nil {
+                passed = max(0, min(allowed, order.views.count - position))
+                position += passed
+            } else {
+                while passed < allowed, try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate)
+                    != nil
+                {
+                    passed += 1
+                }
+            }
+            matched += passed
+            return passed
+        }
+
         /// The next match with its prepared sort values and its store's position in add order.
         mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
             guard limit == 0 || matched < limit,

@@ -47,6 +47,19 @@ struct MergeSource {
         self.prepared = prepared
     }
 
+    /// Moves past up to `count` results without making them; returns how many it passed.
+    mutating func skip(_ count: Int) throws -> Int {
+        if cursor != nil {
+            var passed = 0
+            while passed < count, try cursor!.skip() { passed += 1 }
+            return passed
+        }
+        if mergedCursor != nil { return try mergedCursor!.skip(count) }
+        let passed = max(0, min(count, results.count - position))
+        position += passed
+        return passed
+    }
+
     /// The next result with its prepared sort values and its store's position in add order.
     mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
         if cursor != nil {
@@ -167,6 +180,7 @@ extension PersistentStoreCoordinator {
         if sortKeys.isEmpty {
             // Store add order, then each store's own order.
             for index in sources.indices {
+                skipped += try sources[index].skip(offset - skipped)
                 while let (result, _, storeIndex) = try sources[index].next() {
                     guard take(result, from: storeIndex) else { return merged }
                 }
@@ -199,6 +213,9 @@ extension PersistentStoreCoordinator {
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         while let source = heap.first {
             guard take(heads[source]!, from: headStores[source]) else { break }
+            // One source left (often: one merged order of every atomic store): the rest of the offset is passed
+            // in that source's order without making its results.
+            if heap.count == 1, skipped < offset { skipped += try sources[source].skip(offset - skipped) }
             if let (result, values, storeIndex) = try sources[source].next() {
                 heads[source] = result
                 headValues[source] = values
