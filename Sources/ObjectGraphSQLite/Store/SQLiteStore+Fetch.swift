@@ -23,16 +23,20 @@ extension SQLiteStore {
             let reader = query.reader
             let schema: SQLiteSchema = schema
             var lastNumber: Int64 = -1
-            var lastName = ""
+            // An ID of the last row's entity: the next row's ID of the same entity is made from it.
+            var lastID: ManagedObjectID?
             while try statement.step() == .row {
                 let number = statement.int64(at: 1)
-                if number != lastNumber {
+                let key = statement.int64(at: 0)
+                let id: ManagedObjectID
+                if number == lastNumber, let lastID {
+                    id = lastID.withReferenceKey(key)
+                } else {
                     guard let name = names[number] else { continue }
                     lastNumber = number
-                    lastName = name
+                    id = ManagedObjectID(entityName: name, storeIdentifier: identifier, referenceKey: key)
                 }
-                let id = ManagedObjectID(entityName: lastName, storeIdentifier: identifier,
-                                         referenceKey: statement.int64(at: 0))
+                lastID = id
                 let record = reader?.record(statement, id: id, entityNumber: number, schema: schema,
                                             storeIdentifier: identifier)
                 let sortValues = query.sortColumns.isEmpty
