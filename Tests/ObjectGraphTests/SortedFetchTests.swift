@@ -198,6 +198,28 @@ struct SortedFetchTests {
         #expect(coordinator.counts.count == 1)
     }
 
+    @Test func theTokenWithoutWaitingIsNilWhileAnotherThreadReadsASerializingStore() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, stores) = try populatedCoordinator(folder)
+        let sqlite = stores[2]  // SQLite answers one read at a time
+        let token = try #require(try coordinator.contentTokenWithoutWaiting())
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            sqlite.serializingReads {
+                entered.signal()
+                release.wait()
+            }
+            finished.signal()
+        }.start()
+        entered.wait()
+        #expect(try coordinator.contentTokenWithoutWaiting() == nil)
+        release.signal()
+        finished.wait()
+        #expect(try coordinator.contentTokenWithoutWaiting() == token)
+    }
+
     @Test func aFailedSaveLeavesTheCachedOrderValid() throws {
         let folder = TemporaryFolder()
         let (coordinator, stores) = try populatedCoordinator(folder)

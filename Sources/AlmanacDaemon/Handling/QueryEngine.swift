@@ -60,7 +60,7 @@ public final class QueryEngine: Sendable {
                 if command.operation.isWrite {
                     return try coordinator.performAndWait { try execute(command, key: nil) }
                 }
-                let key = ReplyCache.Key(op: request.op, fields: request.fields)
+                let key = ReplyCache.Key(request)
                 return try coordinator.performReading { try execute(command, key: key) }
             } catch let error as WireError {
                 throw error
@@ -86,7 +86,7 @@ public final class QueryEngine: Sendable {
         case .fetch?, .count?, .template?: break
         default: return nil
         }
-        let key = ReplyCache.Key(op: request.op, fields: request.fields)
+        let key = ReplyCache.Key(request)
         guard replies.containsReply(for: key), let token = try? coordinator.contentTokenWithoutWaiting() else {
             return nil
         }

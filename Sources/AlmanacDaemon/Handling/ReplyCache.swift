@@ -15,6 +15,16 @@ final class ReplyCache: Sendable {
     struct Key: Hashable, Sendable {
         let op: String
         let fields: JSONObject
+
+        init(op: String, fields: JSONObject) {
+            self.op = op
+            self.fields = fields
+        }
+
+        /// The key of a request: its operation and fields, without its `id`.
+        init(_ request: WireRequest) {
+            self.init(op: request.op, fields: request.fields)
+        }
     }
 
     private struct Entry {
