@@ -97,7 +97,11 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         let compiled = try request.predicate?.compiled()
         let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
                                                                          sortKeys: request.sortKeys))
-        return Cursor(order: order, predicate: compiled, limit: request.limit, includesValues: request.includesValues)
+        // A scan of the whole order tests rows by column (made now if need be); a walk that may stop early uses
+        // columns only if an earlier scan made them.
+        let rows = try request.predicate.flatMap { try order.rowTest(for: $0, makingColumns: request.limit == 0) }
+        return Cursor(order: order, predicate: compiled, rows: rows, limit: request.limit,
+                      includesValues: request.includesValues)
     }
 
     /// A view of every record of the entities, by reference key (the order of object IDs within one store).
@@ -143,7 +147,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         var sortedPrepared: [SortValue] = []
         sortedPrepared.reserveCapacity(prepared.count)
         for position in positions { sortedPrepared.append(contentsOf: prepared[(position * width)..<(position * width + width)]) }
-        return SortedOrder(views: positions.map { views[$0] }, keys: keys, prepared: sortedPrepared, lastUse: use)
+        let entities = request.entityNames.sorted().compactMap { model.entitiesByName[$0] }
+        return SortedOrder(views: positions.map { views[$0] }, entities: entities, keys: keys,
+                           prepared: sortedPrepared, lastUse: use)
     }
 
     /// A sort key's value for a record: a plain attribute is read straight from the record, key paths through the
@@ -302,23 +308,82 @@ extension AtomicStore {
         }
 
         let views: [RecordView]
+        /// The entities whose records the order holds.
+        let entities: [EntityDescription]
         let keys: [SortKey]
         let prepared: [SortValue]
         var lastUse: Int
+        private let rowTests = Mutex(RowTests())
 
-        init(views: [RecordView], keys: [SortKey], prepared: [SortValue], lastUse: Int) {
+        /// Columns of the attributes predicates read, in the order's positions, and the row tests made of them.
+        private struct RowTests: ~Copyable {
+            var columns: [String: PredicateColumn] = [:]
+            var tests: [ObjectPredicate: RowTest] = [:]
+        }
+
+        /// At most this many columns and row tests are kept per order (the least used are not worth tracking: past
+        /// the limit, further predicates are evaluated record by record).
+        static let columnLimit = 16
+        static let rowTestLimit = 64
+
+        init(views: [RecordView], entities: [EntityDescription], keys: [SortKey], prepared: [SortValue],
+             lastUse: Int) {
             self.views = views
+            self.entities = entities
             self.keys = keys
             self.prepared = prepared
             self.lastUse = lastUse
+        }
+
+        /// The predicate as a test of positions in this order, reading columns rather than records; `nil` when it
+        /// cannot be (a part other than comparisons of attributes with constants), when a column it needs is not
+        /// made and `makingColumns` is false, or when the order keeps as many columns as it may.
+        func rowTest(for predicate: ObjectPredicate, makingColumns: Bool) throws -> RowTest? {
+            try rowTests.withLock { state in
+                if let test = state.tests[predicate] { return test }
+                guard let keys = predicate.rowKeys else { return nil }
+                var columns: [String: PredicateColumn] = [:]
+                for key in keys {
+                    if let column = state.columns[key] {
+                        columns[key] = column
+                        continue
+                    }
+                    guard makingColumns, state.columns.count < Self.columnLimit, isAttribute(key) else { return nil }
+                    let views = self.views
+                    let column = PredicateColumn(rowCount: views.count) { row in views[row].record.values[key] }
+                    state.columns[key] = column
+                    columns[key] = column
+                }
+                guard let test = try predicate.rowTest(columns: columns) else { return nil }
+                if state.tests.count >= Self.rowTestLimit { state.tests.removeAll() }
+                state.tests[predicate] = test
+                return test
+            }
+        }
+
+        /// Whether a key is a stored attribute of every entity of the order (what records give predicates as it is).
+        private func isAttribute(_ key: String) -> Bool {
+            entities.allSatisfy { entity in
+                let layout = entity.layout
+                guard let slot = layout.slots[key], case .attribute = layout.kinds[slot] else { return false }
+                return true
+            }
         }
     }
 
     /// The position of the first view from `position` on that the predicate accepts (any, without a predicate);
     /// `position` moves past it. Checks for cancellation every 4,096 views, so a deadline stops a long scan.
-    static func nextMatch(in views: [RecordView], after position: inout Int, predicate: CompiledPredicate?) throws
-        -> Int?
-    {
+    static func nextMatch(in views: [RecordView], after position: inout Int, predicate: CompiledPredicate?,
+                          rows: RowTest? = nil) throws -> Int? {
+        if let rows {
+            while position < views.count {
+                let index = position
+                position += 1
+                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
+                if try rows(index) { return index }
+            }
+            return nil
+        }
         while position < views.count {
             let index = position
             position += 1
@@ -333,14 +398,17 @@ extension AtomicStore {
     struct Cursor {
         let order: SortedOrder
         let predicate: CompiledPredicate?
+        /// The predicate as a test of positions in the order, when it could be made (see `SortedOrder.rowTest`).
+        let rows: RowTest?
         let limit: Int
         let includesValues: Bool
         private var position = 0
         private var matched = 0
 
-        init(order: SortedOrder, predicate: CompiledPredicate?, limit: Int, includesValues: Bool) {
+        init(order: SortedOrder, predicate: CompiledPredicate?, rows: RowTest?, limit: Int, includesValues: Bool) {
             self.order = order
             self.predicate = predicate
+            self.rows = rows
             self.limit = limit
             self.includesValues = includesValues
         }
@@ -348,7 +416,8 @@ extension AtomicStore {
         /// The position in the order of the next match, or `nil` when the walk is over.
         private mutating func advance() throws -> Int? {
             guard limit == 0 || matched < limit,
-                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate)
+                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate,
+                                                      rows: rows)
             else { return nil }
             matched += 1
             return index

@@ -1,7 +1,7 @@
 import Foundation
-import ObjectGraph
 import Testing
 
+@testable import ObjectGraph
 @testable import ObjectGraphSQLite
 @testable import ObjectGraphTestSupport
 
@@ -66,6 +66,36 @@ struct DifferentialCorpusTests {
             + "\(fellBack) evaluated in memory (\(erroring) of the rows fail in both stores)")
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
         #expect(compiled > fellBack)
+    }
+
+    /// The in-memory store tests whole scans by column (`key OP constant` predicates); every such row of the corpus
+    /// must match what evaluating the predicate on each object gives.
+    @Test func columnTestsOfTheInMemoryStoreMatchEvaluatingEachObject() throws {
+        let memory = try PeopleModel.populatedCoordinator(type: .inMemory, url: nil)
+        let context = ManagedObjectContext(coordinator: memory)
+        let everyone = try context.fetch(FetchRequest(entityName: "Person"))
+        var byColumn = 0
+        var mismatches: [String] = []
+        for row in PredicateCorpus.all {
+            guard case .people = row.target else { continue }
+            if case .parseError = row.expectation { continue }
+            guard row.variables.isEmpty else { continue }
+            let predicate = try ObjectPredicate(format: row.format, argumentArray: row.argumentArray)
+            if predicate.rowKeys != nil { byColumn += 1 }
+            let fetched = Self.fetchNames(predicate, in: memory)
+            let evaluated: Outcome
+            do {
+                evaluated = .names(Set(try everyone.filter { try predicate.evaluate(with: $0) }.map {
+                    $0.value(forKey: "name") as? String ?? "?"
+                }))
+            } catch {
+                evaluated = .failure
+            }
+            if fetched != evaluated { mismatches.append("\(row.format): fetched \(fetched), evaluated \(evaluated)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+        #expect(byColumn > 50, "only \(byColumn) rows are tested by column")
+        withExtendedLifetime(context) {}
     }
 
     @Test(arguments: [

@@ -7,6 +7,44 @@ import Foundation
 enum ComparisonFastPath {
     typealias Test = (Any?) throws -> Bool
 
+    /// The typed half of a comparison against a constant: the test applied when the value casts to the kernel's
+    /// type (`value as? String`, `Int`, `Double`, `Date`); every other value goes to ``ComparisonEvaluator``.
+    /// Object tests (``make(_:constant:options:name:)``) and column tests over stores' rows both use it, so both
+    /// give the same results by construction.
+    enum Kernel {
+        case string((String) -> Bool)
+        case int((Int) -> Bool)
+        case double((Double) -> Bool)
+        case date((Date) -> Bool)
+
+        /// The test of one value: the kernel when the value has its type, `slow` otherwise.
+        func test(slow: @escaping Test) -> Test {
+            switch self {
+            case .string(let test):
+                return { value in
+                    if let x = value as? String { return test(x) }
+                    return try slow(value)
+                }
+            case .int(let test):
+                return { value in
+                    if let x = value as? Int { return test(x) }
+                    return try slow(value)
+                }
+            case .double(let test):
+                return { value in
+                    if let x = value as? Double { return test(x) }
+                    return try slow(value)
+                }
+            case .date(let test):
+                return { value in
+                    if let x = value as? Date { return test(x) }
+                    return try slow(value)
+                }
+            }
+        }
+    }
+
+    /// The test of `value OP constant` for any value.
     static func make(_ op: ComparisonOperator, constant: Any?, options: ComparisonOptions, name: String) throws
         -> Test
     {
@@ -20,109 +58,62 @@ enum ComparisonFastPath {
             default: return slow
             }
         }
+        return try kernel(op, constant: constant, options: options)?.test(slow: slow) ?? slow
+    }
+
+    /// The typed kernel of `value OP constant`, or `nil` when every value takes the general path.
+    static func kernel(_ op: ComparisonOperator, constant: Any, options: ComparisonOptions) throws -> Kernel? {
         let folding = options.isFolding
         switch op {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             if let string = constant as? String {
-                if !folding { return ordered(string, op, slow: slow) }
+                if !folding { return ordered(string, op).map(Kernel.string) }
                 if op == .equalTo || op == .notEqualTo {
                     let folded = StringFolding.fold(string, options)
                     let equal = op == .equalTo
-                    return { value in
-                        if let text = value as? String { return (StringFolding.fold(text, options) == folded) == equal }
-                        return try slow(value)
-                    }
+                    return .string { text in (StringFolding.fold(text, options) == folded) == equal }
                 }
-                return slow
+                return nil
             }
-            if let integer = constant as? Int { return ordered(integer, op, slow: slow) }
-            if let double = constant as? Double, !double.isNaN { return ordered(double, op, slow: slow) }
-            if let date = constant as? Date { return ordered(date, op, slow: slow) }
-            return slow
+            if let integer = constant as? Int { return ordered(integer, op).map(Kernel.int) }
+            if let double = constant as? Double, !double.isNaN { return ordered(double, op).map(Kernel.double) }
+            if let date = constant as? Date { return ordered(date, op).map(Kernel.date) }
+            return nil
         case .beginsWith, .endsWith, .like, .matches, .contains:
-            guard let pattern = constant as? String else { return slow }
-            let test = try ComparisonEvaluator.stringTest(op, pattern: pattern, options: options)
-            return { value in
-                if let text = value as? String { return test(text) }
-                return try slow(value)
-            }
+            guard let pattern = constant as? String else { return nil }
+            return .string(try ComparisonEvaluator.stringTest(op, pattern: pattern, options: options))
         case .in:
             if let pattern = constant as? String {
-                let test = try ComparisonEvaluator.stringTest(.in, pattern: pattern, options: options)
-                return { value in
-                    if let text = value as? String { return test(text) }
-                    return try slow(value)
-                }
+                return .string(try ComparisonEvaluator.stringTest(.in, pattern: pattern, options: options))
             }
-            guard let elements = constant as? [Any], !folding else { return slow }
+            guard let elements = constant as? [Any], !folding else { return nil }
             if let strings = elements as? [String] {
                 let set = Set(strings)
-                return { value in
-                    if let text = value as? String { return set.contains(text) }
-                    return try slow(value)
-                }
+                return .string { set.contains($0) }
             }
             if let integers = elements as? [Int] {
                 let set = Set(integers)
-                return { value in
-                    if let integer = value as? Int { return set.contains(integer) }
-                    return try slow(value)
-                }
+                return .int { set.contains($0) }
             }
-            return slow
+            return nil
         case .between:
-            guard let bounds = constant as? [Any], bounds.count == 2 else { return slow }
-            if let low = bounds[0] as? Int, let high = bounds[1] as? Int {
-                return { value in
-                    if let integer = value as? Int { return integer >= low && integer <= high }
-                    return try slow(value)
-                }
-            }
-            if let low = bounds[0] as? Date, let high = bounds[1] as? Date {
-                return { value in
-                    if let date = value as? Date { return date >= low && date <= high }
-                    return try slow(value)
-                }
-            }
-            return slow
+            guard let bounds = constant as? [Any], bounds.count == 2 else { return nil }
+            if let low = bounds[0] as? Int, let high = bounds[1] as? Int { return .int { $0 >= low && $0 <= high } }
+            if let low = bounds[0] as? Date, let high = bounds[1] as? Date { return .date { $0 >= low && $0 <= high } }
+            return nil
         }
     }
 
-    /// Fast `==`, `!=`, `<`, `<=`, `>`, `>=` against a constant of a `Comparable` type.
-    static func ordered<T: Comparable>(_ constant: T, _ op: ComparisonOperator, slow: @escaping Test) -> Test {
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=` against a constant of a `Comparable` type.
+    static func ordered<T: Comparable>(_ constant: T, _ op: ComparisonOperator) -> ((T) -> Bool)? {
         switch op {
-        case .equalTo:
-            return { value in
-                if let x = value as? T { return x == constant }
-                return try slow(value)
-            }
-        case .notEqualTo:
-            return { value in
-                if let x = value as? T { return x != constant }
-                return try slow(value)
-            }
-        case .lessThan:
-            return { value in
-                if let x = value as? T { return x < constant }
-                return try slow(value)
-            }
-        case .lessThanOrEqualTo:
-            return { value in
-                if let x = value as? T { return x <= constant }
-                return try slow(value)
-            }
-        case .greaterThan:
-            return { value in
-                if let x = value as? T { return x > constant }
-                return try slow(value)
-            }
-        case .greaterThanOrEqualTo:
-            return { value in
-                if let x = value as? T { return x >= constant }
-                return try slow(value)
-            }
-        default:
-            return slow
+        case .equalTo: { $0 == constant }
+        case .notEqualTo: { $0 != constant }
+        case .lessThan: { $0 < constant }
+        case .lessThanOrEqualTo: { $0 <= constant }
+        case .greaterThan: { $0 > constant }
+        case .greaterThanOrEqualTo: { $0 >= constant }
+        default: nil
         }
     }
 

@@ -1,0 +1,165 @@
+import Foundation
+
+/// One key's values over the rows of a table, by row position, as a store that keeps its rows in memory gives them
+/// to predicates: the values of the column's type unboxed, for tests that read them without a cast, and a reader of
+/// the value as it is for every other row.
+final class PredicateColumn: @unchecked Sendable {  // immutable once made; `value` reads immutable rows
+    enum Values {
+        case string([String?])
+        case int([Int?])
+        case double([Double?])
+        case date([Date?])
+        /// The first value has none of the types above: every row goes through `value`.
+        case untyped
+    }
+
+    /// Each row's value where it casts to the column's type (taken from the first row that has a value); nil
+    /// where it is missing or of another type.
+    let values: Values
+    /// A row's value, exactly as an object would give it for the key.
+    let value: (Int) -> Any?
+
+    init(rowCount: Int, value: @escaping (Int) -> Any?) {
+        self.value = value
+        var first: Any?
+        for row in 0..<rowCount {
+            if let found = value(row) {
+                first = found
+                break
+            }
+        }
+        func unboxed<T>(_: T.Type) -> [T?] {
+            var values: [T?] = []
+            values.reserveCapacity(rowCount)
+            for row in 0..<rowCount { values.append(value(row) as? T) }
+            return values
+        }
+        switch first {
+        case is String: values = .string(unboxed(String.self))
+        case is Int: values = .int(unboxed(Int.self))
+        case is Double: values = .double(unboxed(Double.self))
+        case is Date: values = .date(unboxed(Date.self))
+        default: values = .untyped
+        }
+    }
+}
+
+/// A predicate as a test of rows by position (see ``PredicateColumn``).
+typealias RowTest = (Int) throws -> Bool
+
+extension PredicateCompiler {
+    /// The keys a predicate reads, when it is made only of AND, OR, NOT, TRUEPREDICATE, FALSEPREDICATE and
+    /// comparisons of a plain key with an expression that folds to a constant; `nil` otherwise.
+    static func rowKeys(of node: ObjectPredicate.Node) -> Set<String>? {
+        var keys: Set<String> = []
+        func visit(_ node: ObjectPredicate.Node) -> Bool {
+            switch node {
+            case .true, .false: return true
+            case .not(let operand): return visit(operand)
+            case .and(let operands), .or(let operands): return operands.allSatisfy(visit)
+            case .comparison(let left, _, _, let modifier, _):
+                guard modifier == .direct, case .keyPath(let key) = left, Self.isPlainKey(key) else { return false }
+                keys.insert(key)
+                return true
+            }
+        }
+        return visit(node) ? keys : nil
+    }
+
+    static func isPlainKey(_ key: String) -> Bool {
+        !key.utf8.contains(UInt8(ascii: ".")) && key.first != "@"
+    }
+
+    /// The predicate as a test of rows, reading each key from `columns`: the same results as the compiled
+    /// predicate over objects giving the same values (the comparisons use the same kernels and fallbacks), or
+    /// `nil` when a part of it is not a comparison with a constant (see ``rowKeys(of:)``).
+    mutating func compileRows(_ node: ObjectPredicate.Node, columns: [String: PredicateColumn], depth: Int = 0) throws
+        -> RowTest?
+    {
+        switch node {
+        case .true: return { _ in true }
+        case .false: return { _ in false }
+        case .not(let operand):
+            guard let inner = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
+            return { row in try !inner(row) }
+        case .and(let operands):
+            var parts: [RowTest] = []
+            for operand in operands {
+                guard let part = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
+                parts.append(part)
+            }
+            switch parts.count {
+            case 0: return { _ in true }
+            case 1: return parts[0]
+            case 2:
+                let (a, b) = (parts[0], parts[1])
+                return { row in try a(row) && b(row) }
+            default:
+                return { row in
+                    for part in parts {
+                        if try !part(row) { return false }
+                    }
+                    return true
+                }
+            }
+        case .or(let operands):
+            var parts: [RowTest] = []
+            for operand in operands {
+                guard let part = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
+                parts.append(part)
+            }
+            switch parts.count {
+            case 0: return { _ in false }
+            case 1: return parts[0]
+            case 2:
+                let (a, b) = (parts[0], parts[1])
+                return { row in try a(row) || b(row) }
+            default:
+                return { row in
+                    for part in parts {
+                        if try part(row) { return true }
+                    }
+                    return false
+                }
+            }
+        case .comparison(let left, let op, let right, let modifier, let options):
+            guard modifier == .direct, case .keyPath(let key) = left, let column = columns[key],
+                case .constant(let constant) = try compile(right, depth: depth + 1)
+            else { return nil }
+            let test = try ComparisonFastPath.make(op, constant: constant, options: options,
+                                                   name: PredicateFormatter.format(left))
+            let read = column.value
+            let slow: RowTest = { row in try test(read(row)) }
+            guard let constant, let kernel = try ComparisonFastPath.kernel(op, constant: constant, options: options)
+            else { return slow }
+            switch (kernel, column.values) {
+            case (.string(let kernel), .string(let values)): return Self.rowTest(values, kernel, slow: slow)
+            case (.int(let kernel), .int(let values)): return Self.rowTest(values, kernel, slow: slow)
+            case (.double(let kernel), .double(let values)): return Self.rowTest(values, kernel, slow: slow)
+            case (.date(let kernel), .date(let values)): return Self.rowTest(values, kernel, slow: slow)
+            default: return slow
+            }
+        }
+    }
+
+    private static func rowTest<T>(_ values: [T?], _ kernel: @escaping (T) -> Bool, slow: @escaping RowTest)
+        -> RowTest
+    {
+        { row in
+            if let value = values[row] { return kernel(value) }
+            return try slow(row)
+        }
+    }
+}
+
+extension ObjectPredicate {
+    /// The keys ``rowTest(columns:)`` needs columns for, or `nil` when the predicate cannot be tested by row.
+    var rowKeys: Set<String>? { PredicateCompiler.rowKeys(of: node) }
+
+    /// The predicate as a test of rows whose keys' values are in `columns` (every key of ``rowKeys``); `nil` when
+    /// it cannot be tested that way.
+    func rowTest(columns: [String: PredicateColumn]) throws -> RowTest? {
+        var compiler = PredicateCompiler(substitutions: [:])
+        return try compiler.compileRows(node, columns: columns)
+    }
+}
