@@ -58,6 +58,49 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.all)
+    func fetchedObjectsAreFaultsThatKeepTheirValues(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let writer = fixture.context()
+        _ = writer.makeSession("g1", title: "Old")
+        try writer.save()
+
+        let reader = fixture.context()
+        let fetched = try reader.fetch(FetchRequest(entityName: "Session"))
+        #expect(fetched.count == 1 && fetched[0].isFault)
+        #expect(fetched[0].value(forKey: "title") as? String == "Old")
+        #expect(!fetched[0].isFault)
+
+        // Asking for values gives loaded objects.
+        let request = FetchRequest(entityName: "Session")
+        request.returnsObjectsAsFaults = false
+        let loaded = try fixture.context().fetch(request)
+        #expect(loaded.count == 1 && !loaded[0].isFault)
+        #expect(loaded[0].value(forKey: "title") as? String == "Old")
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aFaultFiredAfterAnotherSaveShowsTheSavedValues(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let writer = fixture.context()
+        let session = writer.makeSession("g1", title: "Old")
+        try writer.save()
+
+        let reader = fixture.context()
+        let fault = try #require(try reader.fetch(FetchRequest(entityName: "Session")).first)
+        #expect(fault.isFault)
+        session.setValue("New", forKey: "title")
+        try writer.save()
+        // The values the fetch kept are older than the save: the fault reads the store.
+        #expect(fault.value(forKey: "title") as? String == "New")
+        // And a save by the reader itself then succeeds (it holds the current version).
+        fault.setValue("Newer", forKey: "title")
+        try reader.save()
+        #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "Newer")
+    }
+
+    @Test(arguments: StoreKind.all)
     func settingTheSameValueBackIsNoChange(kind: StoreKind) throws {
         let fixture = Fixture(kind)
         try fixture.addStore()

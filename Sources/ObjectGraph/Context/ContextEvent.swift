@@ -114,7 +114,12 @@ extension ManagedObjectContext {
     public func mergeChanges(fromContextDidSave event: ContextDidSave) {
         checkStores()
         for id in event.updatedObjectIDs {
-            guard let object = registered[id], !object.isFault else { continue }
+            guard let object = registered[id] else { continue }
+            // A fault fires from its store from now on, not with the values its fetch read.
+            guard !object.isFault else {
+                object.faultValues = nil
+                continue
+            }
             refresh(object, mergeChanges: true)
         }
         for id in event.deletedObjectIDs {

@@ -13,6 +13,8 @@ extension ManagedObjectContext {
         processPendingChanges()
         let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
         guard request.includesPendingChanges, hasPendingChanges else {
+            // Read before the fetch: a save committing meanwhile makes the values read count as older than they are.
+            let generation = persistentStoreCoordinator.contentGeneration
             let results = try persistentStoreCoordinator.fetch(
                 entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
@@ -21,9 +23,15 @@ extension ManagedObjectContext {
             // Like Core Data's row cache, values come along with the IDs (no query per object later); a record
             // restricted to some properties must not fill an object: it stays a fault. With a batch size, only
             // IDs come, and the faults are filled a batch at a time.
+            // Unless the request asks for values, objects come back as faults that keep their values (Core Data's
+            // row cache) and fill themselves when first read.
             let partial = request.propertiesToFetch != nil
+            let asFaults = request.returnsObjectsAsFaults
             registered.reserveCapacity(registered.count + results.count)
-            let objects = results.map { materialize($0.result.objectID, record: partial ? nil : $0.result.record) }
+            let objects = results.map {
+                materialize($0.result.objectID, record: partial ? nil : $0.result.record, asFault: asFaults,
+                            generation: generation)
+            }
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }
             return objects
         }

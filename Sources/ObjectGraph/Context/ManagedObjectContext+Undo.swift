@@ -144,6 +144,7 @@ extension ManagedObjectContext {
             object.managedObjectContext = nil
             object.storage = .invalid
             object.snapshot = nil
+            object.faultValues = nil
         }
         registered.removeAll()
         inserted.removeAll()
@@ -166,6 +167,7 @@ extension ManagedObjectContext {
             object.snapshot = nil
             object.slots = Array(repeating: nil, count: object.slots.count)
             object.storage = .fault
+            object.faultValues = nil
             object.fetchedPropertyCache.removeAll()
             changed.remove(object)
             if object.isDeletedFlag {

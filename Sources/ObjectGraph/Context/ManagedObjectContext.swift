@@ -170,6 +170,14 @@ public final class ManagedObjectContext {
         guard object.storage == .fault else { return }
         checkStores()
         guard object.storage == .fault else { return }
+        if let values = object.faultValues {
+            object.faultValues = nil
+            if object.faultValuesGeneration == persistentStoreCoordinator.contentGeneration {
+                object.apply(values, version: object.version, in: self)
+                object.awakeFromFetch()
+                return
+            }
+        }
         if let batch = object.faultBatch, fulfillFaults(of: batch) { return }
         if let record = try? persistentStoreCoordinator.record(for: object.objectID) {
             object.apply(record, in: self)
@@ -180,11 +188,21 @@ public final class ManagedObjectContext {
     }
 
     /// The registered object for an ID with the record's values applied (unless it has unsaved changes).
-    func materialize(_ objectID: ManagedObjectID, record: StoreRecord?) -> ManagedObject {
+    ///
+    /// With `asFault`, a new fault keeps the record's values and applies them when it fires (Core Data's
+    /// `returnsObjectsAsFaults`), so a fetch whose objects are not all read does not fill every one of them.
+    func materialize(_ objectID: ManagedObjectID, record: StoreRecord?, asFault: Bool = false,
+                     generation: UInt64 = 0) -> ManagedObject {
         let object = self.object(with: objectID)
         if object.storage == .fault, let record {
-            object.apply(record, in: self)
-            object.awakeFromFetch()
+            if asFault {
+                object.faultValues = record.values
+                object.faultValuesGeneration = generation
+                object.version = record.version
+            } else {
+                object.apply(record, in: self)
+                object.awakeFromFetch()
+            }
         }
         return object
     }
@@ -226,25 +244,32 @@ public final class ManagedObjectContext {
 extension ManagedObject {
     /// Fills the object's slots from a store record.
     func apply(_ record: StoreRecord, in context: ManagedObjectContext) {
+        apply(record.values, version: record.version, in: context)
+    }
+
+    /// Fills the object's slots from a record's values (see ``apply(_:in:)``). Without a context (it went away
+    /// before the fault fired) relationships stay empty: there is no context to make their objects in.
+    func apply(_ values: [String: any Sendable], version: Int64, in context: ManagedObjectContext?) {
         let layout = entity.layout
         for (index, kind) in layout.kinds.enumerated() {
             switch kind {
             case .attribute(let isTransient):
-                slots[index] = isTransient ? layout.template[index] : record.values[layout.properties[index].name]
+                slots[index] = isTransient ? layout.template[index] : values[layout.properties[index].name]
             case .toMany:
-                let ids = record.values[layout.properties[index].name] as? [ManagedObjectID] ?? []
-                slots[index] = ToManyStorage(ids.map { context.object(with: $0) })
+                let ids = values[layout.properties[index].name] as? [ManagedObjectID] ?? []
+                slots[index] = ToManyStorage(context.map { context in ids.map { context.object(with: $0) } } ?? [])
             case .toOne:
-                slots[index] = (record.values[layout.properties[index].name] as? ManagedObjectID).map {
-                    context.object(with: $0)
+                slots[index] = (values[layout.properties[index].name] as? ManagedObjectID).flatMap {
+                    context?.object(with: $0)
                 }
             case .other:
                 slots[index] = nil
             }
         }
-        version = record.version
+        self.version = version
         storage = .loaded
         faultBatch = nil
+        faultValues = nil
         snapshot = nil
         fetchedPropertyCache.removeAll()
     }

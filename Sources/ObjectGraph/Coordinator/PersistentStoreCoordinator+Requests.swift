@@ -388,6 +388,7 @@ extension PersistentStoreCoordinator {
                 throw error
             }
             var committed: [PersistentStore] = []
+            defer { if !committed.isEmpty { noteContentChanged() } }
             for (index, (store, save)) in prepared.enumerated() {
                 do {
                     try save.commit()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The coordinator: one model, many stores, and the one place where fetches and saves meet the stores.
 ///
@@ -37,6 +38,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     private var generation = 0
     /// Incremented whenever a store is removed or replaced, so contexts can invalidate that store's objects.
     var storeGeneration: Int { withState { generation } }
+    private let contentChanges = Atomic<UInt64>(0)
+    /// Changes whenever a save through the coordinator commits or a store is added, removed or replaced: values
+    /// read before are then not trusted to be current (faults made with their values read them again).
+    var contentGeneration: UInt64 { contentChanges.load(ordering: .acquiring) }
+
+    func noteContentChanged() { contentChanges.add(1, ordering: .releasing) }
 
     /// Creates a coordinator for a model and freezes the model.
     public init(managedObjectModel: ManagedObjectModel) {
@@ -170,6 +177,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
                 }
                 stores.remove(at: index)
                 generation += 1
+                noteContentChanged()
             }
         }
         store.didRemove()
@@ -187,6 +195,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
                 }
                 stores[index] = new
                 generation += 1
+                noteContentChanged()
             }
         }
         old.didRemove()

@@ -107,8 +107,19 @@ extension ManagedObject {
 
     /// The value in a slot, loading the object's values first if it is a fault.
     func slotValue(_ index: Int) -> Any? {
-        if storage == .fault { managedObjectContext?.fulfillFault(of: self) }
+        if storage == .fault { fireFault() }
         return slots[index]
+    }
+
+    /// Loads a fault's values through its context; when the context is gone, from the values its fetch kept
+    /// (attributes only: relationships need a context to make their objects in).
+    func fireFault() {
+        if let context = managedObjectContext {
+            context.fulfillFault(of: self)
+        } else if let values = faultValues {
+            apply(values, version: version, in: nil)
+            awakeFromFetch()
+        }
     }
 
     // MARK: Writing

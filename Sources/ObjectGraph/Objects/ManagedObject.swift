@@ -29,6 +29,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var fetchedPropertyCache: [String: [ManagedObject]] = [:]
     /// The batch of a fetch with a batch size this fault belongs to; firing the fault fills the whole batch.
     var faultBatch: FaultBatch?
+    /// A fault's values as the fetch that made it read them (Core Data's row cache): firing the fault applies them
+    /// without asking the store, unless the coordinator's contents changed since (``faultValuesGeneration``).
+    var faultValues: [String: any Sendable]?
+    /// The coordinator's ``PersistentStoreCoordinator/contentGeneration`` when ``faultValues`` were read.
+    var faultValuesGeneration: UInt64 = 0
 
     enum StorageState {
         case loaded, fault, invalid

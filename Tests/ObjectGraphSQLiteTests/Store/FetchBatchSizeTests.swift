@@ -117,10 +117,18 @@ struct FetchBatchSizeTests {
         let (fixture, store) = try populated()
         let context = fixture.context()
         let log = try StatementLog(store)
+        // Faults (Core Data's default), each keeping the values its row brought: firing them asks nothing more.
         let results = try context.fetch(FetchRequest(entityName: "Session"))
-        #expect(results.count == 23 && results.allSatisfy { !$0.isFault })
+        #expect(results.count == 23 && results.allSatisfy { $0.isFault })
         for object in results { _ = object.value(forKey: "title") }
+        #expect(results.allSatisfy { !$0.isFault })
         #expect(log.count == 1)
+
+        let request = FetchRequest(entityName: "Session")
+        request.returnsObjectsAsFaults = false
+        let loaded = try fixture.context().fetch(request)
+        #expect(loaded.count == 23 && loaded.allSatisfy { !$0.isFault })
+        #expect(log.count == 2)
         withExtendedLifetime(context) {}
     }
 
