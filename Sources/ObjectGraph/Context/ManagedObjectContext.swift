@@ -103,7 +103,13 @@ public final class ManagedObjectContext {
 
     /// The object with an ID: the registered one, or a fault that loads on first access (not checked to exist).
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
-        if let object = registered[objectID] { return object }
+        // One lookup: the fault is made (and registered) only when the ID is not registered yet.
+        func registeredObject(_ object: inout ManagedObject) -> ManagedObject { object }
+        return registeredObject(&registered[objectID, default: makeFault(for: objectID)])
+    }
+
+    /// A new fault for an object ID (not yet registered).
+    private func makeFault(for objectID: ManagedObjectID) -> ManagedObject {
         let entity: EntityDescription
         let objectClass: ManagedObject.Type
         if let last = lastFaultClass, last.entity.name == objectID.entityName {
@@ -120,7 +126,6 @@ public final class ManagedObjectContext {
         object.objectID = objectID
         object.managedObjectContext = self
         object.storage = .fault
-        registered[objectID] = object
         return object
     }
 

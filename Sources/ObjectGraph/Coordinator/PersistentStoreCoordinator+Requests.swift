@@ -177,8 +177,8 @@ extension PersistentStoreCoordinator {
             return limit == 0 || merged.count < limit
         }
         var sources = sources
-        if sortKeys.isEmpty {
-            // Store add order, then each store's own order.
+        if sortKeys.isEmpty || sources.count == 1 {
+            // Store add order, then each store's own order (one source: its order is the merged one).
             for index in sources.indices {
                 skipped += try sources[index].skip(offset - skipped)
                 while let (result, _, storeIndex) = try sources[index].next() {
