@@ -43,12 +43,14 @@ struct SortedFetchTests {
         return (coordinator, stores)
     }
 
-    /// The expected result: every matching object, sorted here by the keys, then store add order, then object ID.
+    /// The expected result: every matching object (the predicate evaluated on each object, not by the stores),
+    /// sorted here by the keys, then store add order, then object ID.
     func expected(_ coordinator: PersistentStoreCoordinator, entity: String, predicate: ObjectPredicate?,
                   keys: [SortKey], offset: Int, limit: Int) throws -> [ManagedObjectID] {
-        let request = FetchRequest(entityName: entity)
-        request.predicate = predicate
-        let objects = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try context.fetch(FetchRequest(entityName: entity)).filter {
+            try predicate?.evaluate(with: $0) ?? true
+        }
         let order = Dictionary(uniqueKeysWithValues: coordinator.persistentStores.enumerated().map { ($1.identifier, $0) })
         let sorted = try objects.map { object in
             (object.objectID, try keys.map { try $0.value(of: object) })
@@ -64,6 +66,7 @@ struct SortedFetchTests {
             return left != right ? left < right : lhs.0 < rhs.0
         }.map(\.0)
         let paged = sorted.dropFirst(offset)
+        withExtendedLifetime(context) {}
         return Array(limit > 0 ? paged.prefix(limit) : paged)
     }
 

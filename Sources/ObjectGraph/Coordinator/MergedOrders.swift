@@ -22,15 +22,18 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     let prepared: [SortValue]
     let width: Int
     var lastUse: Int
+    /// Columns of the attributes predicates read, in this order's positions.
+    let columns: AtomicStore.RowColumns
 
-    init(stamps: [Stamp], views: [AtomicStore.RecordView], storeIndices: [Int32], prepared: [SortValue], width: Int,
-         lastUse: Int) {
+    init(stamps: [Stamp], views: [AtomicStore.RecordView], entities: [EntityDescription], storeIndices: [Int32],
+         prepared: [SortValue], width: Int, lastUse: Int) {
         self.stamps = stamps
         self.views = views
         self.storeIndices = storeIndices
         self.prepared = prepared
         self.width = width
         self.lastUse = lastUse
+        self.columns = AtomicStore.RowColumns(views: views, entities: entities)
     }
 
     /// Merges the stores' own sorted orders: by the sort keys, ties by store add order, then in each store's order.
@@ -70,21 +73,28 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
             }
             IndexHeap.siftDown(&heap, from: 0, isAbove: precedes)
         }
-        return MergedOrder(stamps: stamps, views: views, storeIndices: storeIndices, prepared: prepared, width: width,
-                           lastUse: use)
+        var entities: [EntityDescription] = []
+        for (_, order) in orders {
+            for entity in order.entities where !entities.contains(where: { $0 === entity }) { entities.append(entity) }
+        }
+        return MergedOrder(stamps: stamps, views: views, entities: entities, storeIndices: storeIndices,
+                           prepared: prepared, width: width, lastUse: use)
     }
 
     /// Walks the order, skipping records the predicate rejects, until `limit` matched (0: no limit).
     struct Cursor {
         let order: MergedOrder
         let predicate: CompiledPredicate?
+        /// The predicate as a test of positions in the order, when it could be made (see `AtomicStore.RowColumns`).
+        let rows: RowTest?
         let limit: Int
         private var position = 0
         private var matched = 0
 
-        init(order: MergedOrder, predicate: CompiledPredicate?, limit: Int) {
+        init(order: MergedOrder, predicate: CompiledPredicate?, rows: RowTest? = nil, limit: Int) {
             self.order = order
             self.predicate = predicate
+            self.rows = rows
             self.limit = limit
         }
 
@@ -97,8 +107,8 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
                 passed = max(0, min(allowed, order.views.count - position))
                 position += passed
             } else {
-                while passed < allowed, try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate)
-                    != nil
+                while passed < allowed,
+                    try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate, rows: rows) != nil
                 {
                     passed += 1
                 }
@@ -110,7 +120,8 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         /// The next match with its prepared sort values and its store's position in add order.
         mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
             guard limit == 0 || matched < limit,
-                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate)
+                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate,
+                                                      rows: rows)
             else { return nil }
             matched += 1
             let view = order.views[index]

@@ -99,7 +99,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
                                                                          sortKeys: request.sortKeys))
         // A scan of the whole order tests rows by column (made now if need be); a walk that may stop early uses
         // columns only if an earlier scan made them.
-        let rows = try request.predicate.flatMap { try order.rowTest(for: $0, makingColumns: request.limit == 0) }
+        let rows = try request.predicate.flatMap {
+            try order.columns.rowTest(for: $0, makingColumns: request.limit == 0)
+        }
         return Cursor(order: order, predicate: compiled, rows: rows, limit: request.limit,
                       includesValues: request.includesValues)
     }
@@ -313,18 +315,9 @@ extension AtomicStore {
         let keys: [SortKey]
         let prepared: [SortValue]
         var lastUse: Int
-        private let rowTests = Mutex(RowTests())
 
-        /// Columns of the attributes predicates read, in the order's positions, and the row tests made of them.
-        private struct RowTests: ~Copyable {
-            var columns: [String: PredicateColumn] = [:]
-            var tests: [ObjectPredicate: RowTest] = [:]
-        }
-
-        /// At most this many columns and row tests are kept per order (the least used are not worth tracking: past
-        /// the limit, further predicates are evaluated record by record).
-        static let columnLimit = 16
-        static let rowTestLimit = 64
+        /// Columns of the attributes predicates read, in this order's positions.
+        let columns: RowColumns
 
         init(views: [RecordView], entities: [EntityDescription], keys: [SortKey], prepared: [SortValue],
              lastUse: Int) {
@@ -333,13 +326,38 @@ extension AtomicStore {
             self.keys = keys
             self.prepared = prepared
             self.lastUse = lastUse
+            self.columns = RowColumns(views: views, entities: entities)
+        }
+    }
+
+    /// Columns of the attributes predicates read over a sequence of records (a sorted order), made by the first scan
+    /// that needs them, and the row tests made of them: a scan then reads typed arrays instead of each record's
+    /// dictionary.
+    final class RowColumns: @unchecked Sendable {  // the views are immutable; the state changes under its lock
+        private let views: [RecordView]
+        private let entities: [EntityDescription]
+        private let state = Mutex(State())
+
+        private struct State: ~Copyable {
+            var columns: [String: PredicateColumn] = [:]
+            var tests: [ObjectPredicate: RowTest] = [:]
         }
 
-        /// The predicate as a test of positions in this order, reading columns rather than records; `nil` when it
-        /// cannot be (a part other than comparisons of attributes with constants), when a column it needs is not
-        /// made and `makingColumns` is false, or when the order keeps as many columns as it may.
+        /// At most this many columns and row tests are kept (past the limit, further predicates are evaluated record
+        /// by record; row tests are all dropped when full).
+        static let columnLimit = 16
+        static let rowTestLimit = 64
+
+        init(views: [RecordView], entities: [EntityDescription]) {
+            self.views = views
+            self.entities = entities
+        }
+
+        /// The predicate as a test of positions, reading columns rather than records; `nil` when it cannot be (a
+        /// part other than comparisons of attributes with constants), when a column it needs is not made and
+        /// `makingColumns` is false, or when as many columns are kept as may be.
         func rowTest(for predicate: ObjectPredicate, makingColumns: Bool) throws -> RowTest? {
-            try rowTests.withLock { state in
+            try state.withLock { state in
                 if let test = state.tests[predicate] { return test }
                 guard let keys = predicate.rowKeys else { return nil }
                 var columns: [String: PredicateColumn] = [:]
@@ -361,7 +379,7 @@ extension AtomicStore {
             }
         }
 
-        /// Whether a key is a stored attribute of every entity of the order (what records give predicates as it is).
+        /// Whether a key is a stored attribute of every entity (what records give predicates as it is).
         private func isAttribute(_ key: String) -> Bool {
             entities.allSatisfy { entity in
                 let layout = entity.layout
