@@ -108,6 +108,47 @@ struct SortedFetchTests {
         }
     }
 
+    /// A limited walk over a predicate that matches little tests records one by one, then switches to columns it
+    /// makes after a few thousand: the results stay those of evaluating each object, before and after the switch.
+    @Test(arguments: [1, 2])
+    func longLimitedWalksSwitchToColumns(storeCount: Int) throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let stores = try (0..<storeCount).map { _ in try coordinator.addPersistentStore(type: .inMemory) }
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for index in 0..<10_000 {
+            let session = context.insertNewObject(forEntityName: "Session")
+            session.setValue("g\(index)", forKey: "guid")
+            session.setValue(Self.titles[index % Self.titles.count], forKey: "title")
+            // Duration 7 only under the last title of the order ("delta"), so the walk passes thousands first.
+            let title = Self.titles[index % Self.titles.count]
+            session.setValue(title == "delta" && index % 97 == 0 ? 7 : 15, forKey: "duration")
+            try context.assign(session, to: stores[index % storeCount])
+        }
+        try context.save()
+        let predicate = try ObjectPredicate(format: "duration == 7 AND guid != 'g3'")
+        let model = coordinator.managedObjectModel
+        let names = Set(model.entitiesByName["Session"]!.selfAndDescendants.map(\.name))
+        let key = AtomicStore.SortedOrder.Key(entityNames: names, sortKeys: [SortKey("title"), SortKey("guid")])
+        for limit in [3, 5, 0] {
+            let request = FetchRequest(entityName: "Session")
+            request.predicate = predicate
+            request.sortKeys = [SortKey("title"), SortKey("guid")]
+            request.fetchLimit = limit
+            let fetched = try ManagedObjectContext(coordinator: coordinator).fetch(request).map(\.objectID)
+            let reference = try expected(coordinator, entity: "Session", predicate: predicate, keys: request.sortKeys,
+                                         offset: 0, limit: limit)
+            #expect(reference.count == (limit == 0 ? 15 : limit) && fetched == reference, "limit \(limit)")
+            if storeCount == 1, limit == 3 {
+                // The first limited walk made the columns.
+                let store = try #require(stores[0] as? AtomicStore)
+                let order = try store.sortedOrder(
+                    StoreFetchRequest(entity: model.entitiesByName["Session"]!, entityNames: names, predicate: nil,
+                                      sortKeys: key.sortKeys, limit: 0), key: key)
+                #expect(order.columns.columnCount == 2)
+            }
+        }
+    }
+
     @Test func cachedOrdersFollowSavesInsertsAndDeletes() throws {
         let folder = TemporaryFolder()
         let (coordinator, stores) = try populatedCoordinator(folder)

@@ -84,17 +84,14 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     /// Walks the order, skipping records the predicate rejects, until `limit` matched (0: no limit).
     struct Cursor {
         let order: MergedOrder
-        let predicate: CompiledPredicate?
-        /// The predicate as a test of positions in the order, when it could be made (see `AtomicStore.RowColumns`).
-        let rows: RowTest?
+        private var scan: AtomicStore.PredicateScan
         let limit: Int
         private var position = 0
         private var matched = 0
 
-        init(order: MergedOrder, predicate: CompiledPredicate?, rows: RowTest? = nil, limit: Int) {
+        init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int) throws {
             self.order = order
-            self.predicate = predicate
-            self.rows = rows
+            self.scan = try AtomicStore.PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0)
             self.limit = limit
         }
 
@@ -103,13 +100,11 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         mutating func skip(_ count: Int) throws -> Int {
             var passed = 0
             let allowed = limit == 0 ? count : min(count, limit - matched)
-            if predicate == nil {
+            if scan.predicate == nil {
                 passed = max(0, min(allowed, order.views.count - position))
                 position += passed
             } else {
-                while passed < allowed,
-                    try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate, rows: rows) != nil
-                {
+                while passed < allowed, try scan.nextMatch(in: order.views, after: &position) != nil {
                     passed += 1
                 }
             }
@@ -120,8 +115,7 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         /// The next match with its prepared sort values and its store's position in add order.
         mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
             guard limit == 0 || matched < limit,
-                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate,
-                                                      rows: rows)
+                let index = try scan.nextMatch(in: order.views, after: &position)
             else { return nil }
             matched += 1
             let view = order.views[index]

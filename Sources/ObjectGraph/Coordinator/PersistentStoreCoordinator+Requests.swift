@@ -106,13 +106,8 @@ extension PersistentStoreCoordinator {
             if usesMergedOrder {
                 let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
                                              targets: atomicTargets)
-                // A whole scan tests rows by column (made now if need be); a walk that may stop early uses columns
-                // only if an earlier scan made them.
-                let rows = try predicate.flatMap {
-                    try merged.columns.rowTest(for: $0, makingColumns: perStoreLimit == 0)
-                }
-                sources.append(MergeSource(merged: MergedOrder.Cursor(order: merged, predicate: try predicate?.compiled(),
-                                                                      rows: rows, limit: perStoreLimit)))
+                sources.append(MergeSource(merged: try MergedOrder.Cursor(order: merged, predicate: predicate,
+                                                                          limit: perStoreLimit)))
             }
             var orderKey: AtomicStore.SortedOrder.Key?
             for (index, store, names) in targets where !(usesMergedOrder && store is AtomicStore) {

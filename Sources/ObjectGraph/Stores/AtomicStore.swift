@@ -94,16 +94,10 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     ///
     /// - Parameter key: the request's order key, when the caller made it already (for many stores at once).
     func makeCursor(_ request: StoreFetchRequest, key: SortedOrder.Key? = nil) throws -> Cursor {
-        let compiled = try request.predicate?.compiled()
         let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
                                                                          sortKeys: request.sortKeys))
-        // A scan of the whole order tests rows by column (made now if need be); a walk that may stop early uses
-        // columns only if an earlier scan made them.
-        let rows = try request.predicate.flatMap {
-            try order.columns.rowTest(for: $0, makingColumns: request.limit == 0)
-        }
-        return Cursor(order: order, predicate: compiled, rows: rows, limit: request.limit,
-                      includesValues: request.includesValues)
+        let scan = try PredicateScan(request.predicate, columns: order.columns, wholeScan: request.limit == 0)
+        return Cursor(order: order, scan: scan, limit: request.limit, includesValues: request.includesValues)
     }
 
     /// A view of every record of the entities, by reference key (the order of object IDs within one store).
@@ -379,6 +373,9 @@ extension AtomicStore {
             }
         }
 
+        /// How many columns are made (for tests).
+        var columnCount: Int { state.withLock { $0.columns.count } }
+
         /// Whether a key is a stored attribute of every entity (what records give predicates as it is).
         private func isAttribute(_ key: String) -> Bool {
             entities.allSatisfy { entity in
@@ -389,44 +386,70 @@ extension AtomicStore {
         }
     }
 
-    /// The position of the first view from `position` on that the predicate accepts (any, without a predicate);
-    /// `position` moves past it. Checks for cancellation every 4,096 views, so a deadline stops a long scan.
-    static func nextMatch(in views: [RecordView], after position: inout Int, predicate: CompiledPredicate?,
-                          rows: RowTest? = nil) throws -> Int? {
-        if let rows {
+    /// How a walk over an order tests its records: the compiled predicate record by record, or a row test reading
+    /// columns (see ``RowColumns``).
+    ///
+    /// A scan of the whole order (no limit) makes the columns it needs at once. A walk that may stop early uses
+    /// columns only if they exist, and makes them once it has tested ``columnThreshold`` records one by one (a
+    /// limited walk over a predicate that matches little scans as much as a whole scan).
+    struct PredicateScan {
+        let predicate: CompiledPredicate?
+        private var rows: RowTest?
+        private var makeRows: (() throws -> RowTest?)?
+        private var tested = 0
+        static let columnThreshold = 4096
+
+        init(_ predicate: ObjectPredicate?, columns: RowColumns, wholeScan: Bool) throws {
+            self.predicate = try predicate?.compiled()
+            guard let predicate else { return }
+            rows = try columns.rowTest(for: predicate, makingColumns: wholeScan)
+            if rows == nil, !wholeScan {
+                makeRows = { try columns.rowTest(for: predicate, makingColumns: true) }
+            }
+        }
+
+        /// The position of the first view from `position` on that the predicate accepts (any, without a
+        /// predicate); `position` moves past it. Checks for cancellation every 4,096 views, so a deadline stops a
+        /// long scan.
+        mutating func nextMatch(in views: [RecordView], after position: inout Int) throws -> Int? {
             while position < views.count {
                 let index = position
                 position += 1
                 if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
-                if try rows(index) { return index }
+                if let rows {
+                    if try rows(index) { return index }
+                    continue
+                }
+                guard let predicate else { return index }
+                if let make = makeRows {
+                    tested += 1
+                    if tested == Self.columnThreshold {
+                        makeRows = nil
+                        rows = try make()
+                        if rows != nil {
+                            position = index
+                            continue
+                        }
+                    }
+                }
+                if try predicate.evaluate(with: views[index]) { return index }
             }
             return nil
         }
-        while position < views.count {
-            let index = position
-            position += 1
-            if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
-            if let predicate, try !predicate.evaluate(with: views[index]) { continue }
-            return index
-        }
-        return nil
     }
 
     /// Walks a sorted order, skipping records the predicate rejects, until `limit` matched (0: no limit).
     struct Cursor {
         let order: SortedOrder
-        let predicate: CompiledPredicate?
-        /// The predicate as a test of positions in the order, when it could be made (see `SortedOrder.rowTest`).
-        let rows: RowTest?
+        private var scan: PredicateScan
         let limit: Int
         let includesValues: Bool
         private var position = 0
         private var matched = 0
 
-        init(order: SortedOrder, predicate: CompiledPredicate?, rows: RowTest?, limit: Int, includesValues: Bool) {
+        init(order: SortedOrder, scan: PredicateScan, limit: Int, includesValues: Bool) {
             self.order = order
-            self.predicate = predicate
-            self.rows = rows
+            self.scan = scan
             self.limit = limit
             self.includesValues = includesValues
         }
@@ -434,8 +457,7 @@ extension AtomicStore {
         /// The position in the order of the next match, or `nil` when the walk is over.
         private mutating func advance() throws -> Int? {
             guard limit == 0 || matched < limit,
-                let index = try AtomicStore.nextMatch(in: order.views, after: &position, predicate: predicate,
-                                                      rows: rows)
+                let index = try scan.nextMatch(in: order.views, after: &position)
             else { return nil }
             matched += 1
             return index
