@@ -27,8 +27,10 @@ public final class FetchRequest {
     public var includesSubentities = true
     /// Whether unsaved changes in the context take part (inserted objects included, deleted excluded).
     public var includesPendingChanges = true
-    /// Accepted for Core Data compatibility; values always come with the fetch (as Core Data's row cache does) and
-    /// objects fill on first access.
+    /// Whether fetched objects come back as faults (the default, as in Core Data). Their values come with the fetch
+    /// all the same (Core Data's row cache) and fill the object on first access, without asking the store again
+    /// unless a save through the coordinator happened in between. `false` fills every object at fetch time (and
+    /// calls ``ManagedObject/awakeFromFetch()`` then). Objects already registered in the context are not changed.
     public var returnsObjectsAsFaults = true
     /// The stores to search; `nil` searches every store whose configuration holds the entity.
     public var affectedStores: [PersistentStore]?

@@ -75,7 +75,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public var isInserted: Bool { isInsertedFlag && !isDeletedFlag }
     /// Whether the object was deleted and the deletion not yet saved.
     public var isDeleted: Bool { isDeletedFlag }
-    /// Whether the object's values have not been loaded yet (they load on first access).
+    /// Whether the object's values have not been loaded yet (they load on first access, through the object's
+    /// context). Keep the context alive while you read its objects: a fault whose context went away fills only its
+    /// attributes, from the values its fetch kept, and its relationships stay empty.
     public var isFault: Bool { storage == .fault }
     /// Whether the object's data is gone: its store was removed or another context deleted it.
     public var isInvalid: Bool { storage == .invalid }
