@@ -13,8 +13,8 @@ final class FaultBatch {
 extension ManagedObjectContext {
     /// Splits the faults among fetched objects, in result order, into batches of `size`.
     ///
-    /// Objects that already have their values (registered before, or from a store that returned values anyway)
-    /// take no part; a fault from an earlier batched fetch moves to its batch in this one.
+    /// Objects that already have their values (registered before, or faults keeping the values a store returned
+    /// anyway) take no part; a fault from an earlier batched fetch moves to its batch in this one.
     func groupFaults(_ objects: [ManagedObject], intoBatchesOf size: Int) {
         var members: [ManagedObject] = []
         members.reserveCapacity(min(size, objects.count))
@@ -23,7 +23,7 @@ extension ManagedObjectContext {
             for object in members { object.faultBatch = batch }
             members.removeAll(keepingCapacity: true)
         }
-        for object in objects where object.storage == .fault {
+        for object in objects where object.storage == .fault && object.faultValues == nil {
             members.append(object)
             if members.count == size { close() }
         }

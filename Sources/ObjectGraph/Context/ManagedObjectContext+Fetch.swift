@@ -20,11 +20,10 @@ extension ManagedObjectContext {
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
                 includesValues: request.propertiesToFetch == nil && request.fetchBatchSize <= 0,
                 propertiesToFetch: request.propertiesToFetch)
-            // Like Core Data's row cache, values come along with the IDs (no query per object later); a record
-            // restricted to some properties must not fill an object: it stays a fault. With a batch size, only
-            // IDs come, and the faults are filled a batch at a time.
-            // Unless the request asks for values, objects come back as faults that keep their values (Core Data's
-            // row cache) and fill themselves when first read.
+            // Like Core Data's row cache, values come along with the IDs (no query per object later); unless the
+            // request asks for loaded objects, the faults keep them and fill themselves when first read. A record
+            // restricted to some properties must not fill an object: it stays a plain fault. With a batch size,
+            // only IDs come (but from atomic stores), and the faults are filled a batch at a time.
             let partial = request.propertiesToFetch != nil
             let asFaults = request.returnsObjectsAsFaults
             registered.reserveCapacity(registered.count + results.count)

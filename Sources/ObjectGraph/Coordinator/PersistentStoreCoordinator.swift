@@ -39,7 +39,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Incremented whenever a store is removed or replaced, so contexts can invalidate that store's objects.
     var storeGeneration: Int { withState { generation } }
     private let contentChanges = Atomic<UInt64>(0)
-    /// Changes whenever a save through the coordinator commits or a store is added, removed or replaced: values
+    /// Changes whenever a save through the coordinator commits or a store is removed or replaced: values
     /// read before are then not trusted to be current (faults made with their values read them again).
     var contentGeneration: UInt64 { contentChanges.load(ordering: .acquiring) }
 

@@ -20,26 +20,17 @@ enum ComparisonFastPath {
         /// The test of one value: the kernel when the value has its type, `slow` otherwise.
         func test(slow: @escaping Test) -> Test {
             switch self {
-            case .string(let test):
-                return { value in
-                    if let x = value as? String { return test(x) }
-                    return try slow(value)
-                }
-            case .int(let test):
-                return { value in
-                    if let x = value as? Int { return test(x) }
-                    return try slow(value)
-                }
-            case .double(let test):
-                return { value in
-                    if let x = value as? Double { return test(x) }
-                    return try slow(value)
-                }
-            case .date(let test):
-                return { value in
-                    if let x = value as? Date { return test(x) }
-                    return try slow(value)
-                }
+            case .string(let test): Self.typed(test, slow: slow)
+            case .int(let test): Self.typed(test, slow: slow)
+            case .double(let test): Self.typed(test, slow: slow)
+            case .date(let test): Self.typed(test, slow: slow)
+            }
+        }
+
+        private static func typed<T>(_ test: @escaping (T) -> Bool, slow: @escaping Test) -> Test {
+            { value in
+                if let x = value as? T { return test(x) }
+                return try slow(value)
             }
         }
     }

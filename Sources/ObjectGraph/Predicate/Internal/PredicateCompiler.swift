@@ -99,7 +99,7 @@ struct PredicateCompiler {
         if modifier == .direct {
             if case .constant(let constant) = rhs {
                 let test = try ComparisonFastPath.make(op, constant: constant, options: options, name: name)
-                if case .keyPath(let key) = left, !key.utf8.contains(UInt8(ascii: ".")), key.first != "@" {
+                if case .keyPath(let key) = left, Self.isPlainKey(key) {
                     // The most common shape, fused into one closure: `key OP constant`.
                     if !options.isFolding,
                         let fused = ComparisonFastPath.fused(key: key, op, constant: constant, slow: test)

@@ -82,46 +82,14 @@ extension PredicateCompiler {
         case .not(let operand):
             guard let inner = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
             return { row in try !inner(row) }
-        case .and(let operands):
+        case .and(let operands), .or(let operands):
             var parts: [RowTest] = []
             for operand in operands {
                 guard let part = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
                 parts.append(part)
             }
-            switch parts.count {
-            case 0: return { _ in true }
-            case 1: return parts[0]
-            case 2:
-                let (a, b) = (parts[0], parts[1])
-                return { row in try a(row) && b(row) }
-            default:
-                return { row in
-                    for part in parts {
-                        if try !part(row) { return false }
-                    }
-                    return true
-                }
-            }
-        case .or(let operands):
-            var parts: [RowTest] = []
-            for operand in operands {
-                guard let part = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
-                parts.append(part)
-            }
-            switch parts.count {
-            case 0: return { _ in false }
-            case 1: return parts[0]
-            case 2:
-                let (a, b) = (parts[0], parts[1])
-                return { row in try a(row) || b(row) }
-            default:
-                return { row in
-                    for part in parts {
-                        if try part(row) { return true }
-                    }
-                    return false
-                }
-            }
+            if case .and = node { return Self.combining(parts, all: true) }
+            return Self.combining(parts, all: false)
         case .comparison(let left, let op, let right, let modifier, let options):
             guard modifier == .direct, case .keyPath(let key) = left, let column = columns[key],
                 case .constant(let constant) = try compile(right, depth: depth + 1)
@@ -138,6 +106,22 @@ extension PredicateCompiler {
             case (.double(let kernel), .double(let values)): return Self.rowTest(values, kernel, slow: slow)
             case (.date(let kernel), .date(let values)): return Self.rowTest(values, kernel, slow: slow)
             default: return slow
+            }
+        }
+    }
+
+    /// AND (`all`) or OR of row tests, short-circuiting in order as the object evaluator does.
+    private static func combining(_ parts: [RowTest], all: Bool) -> RowTest {
+        switch parts.count {
+        case 0: return { _ in all }
+        case 1: return parts[0]
+        case 2:
+            let (a, b) = (parts[0], parts[1])
+            return all ? { row in try a(row) && b(row) } : { row in try a(row) || b(row) }
+        default:
+            return { row in
+                for part in parts where try part(row) != all { return !all }
+                return all
             }
         }
     }
