@@ -19,7 +19,7 @@ extension ManagedObjectContext {
                 entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
                 includesValues: request.propertiesToFetch == nil && request.fetchBatchSize <= 0,
-                propertiesToFetch: request.propertiesToFetch)
+                propertiesToFetch: request.propertiesToFetch, makesObjects: true)
             // Like Core Data's row cache, values come along with the IDs (no query per object later); unless the
             // request asks for loaded objects, the faults keep them and fill themselves when first read. A record
             // restricted to some properties must not fill an object: it stays a plain fault. With a batch size,
@@ -28,8 +28,7 @@ extension ManagedObjectContext {
             let asFaults = request.returnsObjectsAsFaults
             registered.reserveCapacity(registered.count + results.count)
             let objects = results.map {
-                materialize($0.result.objectID, record: partial ? nil : $0.result.record, asFault: asFaults,
-                            generation: generation)
+                materialize($0, withValues: !partial, asFault: asFaults, generation: generation)
             }
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }
             return objects
@@ -55,9 +54,8 @@ extension ManagedObjectContext {
             offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
             includesValues: true, propertiesToFetch: request.propertiesToFetch)
         return try results.map { merged in
-            if let record = merged.result.record { return record }
-            return try persistentStoreCoordinator.record(for: merged.result.objectID)
-                ?? StoreRecord(objectID: merged.result.objectID)
+            if let record = merged.record { return record }
+            return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
         }
     }
 
@@ -106,7 +104,7 @@ extension ManagedObjectContext {
         var seen: Set<ObjectIdentifier> = []
         var candidates: [ManagedObject] = []
         for result in stored {
-            let object = materialize(result.result.objectID, record: result.result.record)
+            let object = materialize(result.objectID, record: result.record)
             guard !object.isDeletedFlag, seen.insert(ObjectIdentifier(object)).inserted else { continue }
             if changed.contains(object), let predicate = request.predicate, try !predicate.evaluate(with: object) {
                 continue

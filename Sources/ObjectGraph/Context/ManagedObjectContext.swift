@@ -175,10 +175,11 @@ public final class ManagedObjectContext {
         guard object.storage == .fault else { return }
         checkStores()
         guard object.storage == .fault else { return }
-        if let values = object.faultValues {
+        if let kept = object.faultValues {
             object.faultValues = nil
             if object.faultValuesGeneration == persistentStoreCoordinator.contentGeneration {
-                object.apply(values, version: object.version, in: self)
+                let (values, version) = kept.contents(version: object.version)
+                object.apply(values, version: version, in: self)
                 object.awakeFromFetch()
                 return
             }
@@ -199,17 +200,42 @@ public final class ManagedObjectContext {
     func materialize(_ objectID: ManagedObjectID, record: StoreRecord?, asFault: Bool = false,
                      generation: UInt64 = 0) -> ManagedObject {
         let object = self.object(with: objectID)
-        if object.storage == .fault, let record {
-            if asFault {
-                object.faultValues = record.values
-                object.faultValuesGeneration = generation
-                object.version = record.version
-            } else {
-                object.apply(record, in: self)
-                object.awakeFromFetch()
-            }
-        }
+        if object.storage == .fault, let record { fill(object, from: record, asFault: asFault, generation: generation) }
         return object
+    }
+
+    /// ``materialize(_:record:asFault:generation:)`` for a fetch result, reading an atomic store's record in place;
+    /// `withValues` false leaves a plain fault.
+    func materialize(_ result: MergedFetchResult, withValues: Bool, asFault: Bool, generation: UInt64)
+        -> ManagedObject
+    {
+        switch result.row {
+        case .record(let rows, let index, let includesValues):
+            let object = self.object(with: rows.objectID(at: index))
+            if withValues, includesValues, object.storage == .fault {
+                if asFault {
+                    object.faultValues = .row(rows, index)
+                    object.faultValuesGeneration = generation
+                } else {
+                    fill(object, from: rows.record(at: index), asFault: false, generation: generation)
+                }
+            }
+            return object
+        case .result(let stored):
+            return materialize(stored.objectID, record: withValues ? stored.record : nil, asFault: asFault,
+                               generation: generation)
+        }
+    }
+
+    private func fill(_ object: ManagedObject, from record: StoreRecord, asFault: Bool, generation: UInt64) {
+        if asFault {
+            object.faultValues = .values(record.values)
+            object.faultValuesGeneration = generation
+            object.version = record.version
+        } else {
+            object.apply(record, in: self)
+            object.awakeFromFetch()
+        }
     }
 
     /// Invalidates objects of stores that were removed since the context last looked.

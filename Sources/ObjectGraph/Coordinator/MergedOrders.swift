@@ -84,15 +84,20 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     /// Walks the order, skipping records the predicate rejects, until `limit` matched (0: no limit).
     struct Cursor {
         let order: MergedOrder
+        /// The order's records as results hand them out.
+        let rows: AtomicStore.OrderRows
         private var scan: AtomicStore.PredicateScan
         let limit: Int
         private var position = 0
         private var matched = 0
 
-        init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int) throws {
+        /// - Parameter objectIDColumn: as ``AtomicStore/makeCursor(_:key:objectIDColumn:)``.
+        init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int, objectIDColumn: Bool = false) throws {
             self.order = order
             self.scan = try AtomicStore.PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0)
             self.limit = limit
+            self.rows = AtomicStore.OrderRows(views: order.views,
+                                              objectIDs: objectIDColumn && limit == 0 ? order.columns.objectIDs() : nil)
         }
 
         /// Moves past up to `count` matches without making results; returns how many it passed. Without a
@@ -113,15 +118,27 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         }
 
         /// The next match with its prepared sort values and its store's position in add order.
-        mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
+        mutating func next() throws -> (MergedFetchResult.Row, ArraySlice<SortValue>, Int)? {
+            guard let index = try advance() else { return nil }
+            let width = order.width
+            return (.record(rows, index, includesValues: true),
+                    order.prepared[(index * width)..<(index * width + width)], Int(order.storeIndices[index]))
+        }
+
+        /// The next match, without its sort values (when this order is the only source of a fetch).
+        mutating func nextResult() throws -> MergedFetchResult? {
+            guard let index = try advance() else { return nil }
+            return MergedFetchResult(row: .record(rows, index, includesValues: true),
+                                     storeIndex: Int(order.storeIndices[index]))
+        }
+
+        /// The position of the next match.
+        private mutating func advance() throws -> Int? {
             guard limit == 0 || matched < limit,
                 let index = try scan.nextMatch(in: order.views, after: &position)
             else { return nil }
             matched += 1
-            let view = order.views[index]
-            let width = order.width
-            return (StoreFetchResult(objectID: view.record.objectID, sortValues: [], record: view.record),
-                    order.prepared[(index * width)..<(index * width + width)], Int(order.storeIndices[index]))
+            return index
         }
     }
 }

@@ -1,9 +1,34 @@
 import Foundation
 
-/// A fetch result merged across stores: which store, and what the store returned.
+/// A fetch result merged across stores: which store, and the object's record or what the store returned.
 struct MergedFetchResult {
-    var result: StoreFetchResult
+    /// What a store gave for the object.
+    enum Row {
+        /// An atomic store's record, by its position in the rows of the fetch's order (no copy of the record);
+        /// `includesValues` false: the request wanted the ID only.
+        case record(AtomicStore.OrderRows, Int, includesValues: Bool)
+        /// What another store returned (boxed: most results are records, and this keeps them small).
+        indirect case result(StoreFetchResult)
+    }
+
+    var row: Row
     var storeIndex: Int
+
+    /// The object's ID.
+    var objectID: ManagedObjectID {
+        switch row {
+        case .record(let rows, let index, _): rows.objectID(at: index)
+        case .result(let result): result.objectID
+        }
+    }
+
+    /// The object's record, when the store handed it over.
+    var record: StoreRecord? {
+        switch row {
+        case .record(let rows, let index, let includesValues): includesValues ? rows.record(at: index) : nil
+        case .result(let result): result.record
+        }
+    }
 }
 
 /// One source of results for ``PersistentStoreCoordinator/merge(_:sortKeys:offset:limit:)``: an atomic store's
@@ -61,15 +86,28 @@ struct MergeSource {
     }
 
     /// The next result with its prepared sort values and its store's position in add order.
-    mutating func next() throws -> (StoreFetchResult, ArraySlice<SortValue>, Int)? {
+    mutating func next() throws -> (MergedFetchResult.Row, ArraySlice<SortValue>, Int)? {
         if cursor != nil {
-            guard let (result, values) = try cursor!.nextPrepared() else { return nil }
-            return (result, values, storeIndex)
+            guard let (index, values) = try cursor!.nextPrepared() else { return nil }
+            return (.record(cursor!.rows, index, includesValues: cursor!.includesValues), values, storeIndex)
         }
         if mergedCursor != nil { return try mergedCursor!.next() }
         guard position < results.count else { return nil }
         defer { position += 1 }
-        return (results[position], prepared[(position * width)..<(position * width + width)], storeIndex)
+        return (.result(results[position]), prepared[(position * width)..<(position * width + width)], storeIndex)
+    }
+
+    /// The next result and its store's position in add order, without sort values (a merge of one source).
+    mutating func nextResult() throws -> MergedFetchResult? {
+        if cursor != nil {
+            guard let index = try cursor!.nextPosition() else { return nil }
+            return MergedFetchResult(row: .record(cursor!.rows, index, includesValues: cursor!.includesValues),
+                                     storeIndex: storeIndex)
+        }
+        if mergedCursor != nil { return try mergedCursor!.nextResult() }
+        guard position < results.count else { return nil }
+        defer { position += 1 }
+        return MergedFetchResult(row: .result(results[position]), storeIndex: storeIndex)
     }
 }
 
@@ -92,10 +130,11 @@ extension PersistentStoreCoordinator {
     /// Runs a fetch on every store that can hold the entity and merges the sorted results.
     ///
     /// Results are the union over stores, sorted by the sort keys, ties broken by store add order and then object
-    /// ID, with `offset` and `limit` applied to the union.
+    /// ID, with `offset` and `limit` applied to the union. `makesObjects`: the caller makes a managed object per
+    /// result (atomic stores then read object IDs from a column of their order in a whole scan).
     func fetch(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
                offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
-               propertiesToFetch: [String]? = nil) throws -> [MergedFetchResult] {
+               propertiesToFetch: [String]? = nil, makesObjects: Bool = false) throws -> [MergedFetchResult] {
         try performReading {
             let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
             let perStoreLimit = limit > 0 ? offset + limit : 0
@@ -107,7 +146,8 @@ extension PersistentStoreCoordinator {
                 let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
                                              targets: atomicTargets)
                 sources.append(MergeSource(merged: try MergedOrder.Cursor(order: merged, predicate: predicate,
-                                                                          limit: perStoreLimit)))
+                                                                          limit: perStoreLimit,
+                                                                          objectIDColumn: makesObjects)))
             }
             var orderKey: AtomicStore.SortedOrder.Key?
             for (index, store, names) in targets where !(usesMergedOrder && store is AtomicStore) {
@@ -120,7 +160,8 @@ extension PersistentStoreCoordinator {
                     if orderKey?.entityNames != names {
                         orderKey = AtomicStore.SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
                     }
-                    sources.append(MergeSource(storeIndex: index, cursor: try atomic.makeCursor(request, key: orderKey)))
+                    sources.append(MergeSource(storeIndex: index, cursor: try atomic.makeCursor(
+                        request, key: orderKey, objectIDColumn: makesObjects)))
                 } else {
                     let results = try store.serializingReads { try store.fetch(request) }
                     sources.append(MergeSource(storeIndex: index, results: results, sortKeys: sortKeys))
@@ -168,11 +209,11 @@ extension PersistentStoreCoordinator {
     {
         var merged: [MergedFetchResult] = []
         var skipped = 0
-        func take(_ result: StoreFetchResult, from storeIndex: Int) -> Bool {
+        func take(_ row: MergedFetchResult.Row, from storeIndex: Int) -> Bool {
             if skipped < offset {
                 skipped += 1
             } else {
-                merged.append(MergedFetchResult(result: result, storeIndex: storeIndex))
+                merged.append(MergedFetchResult(row: row, storeIndex: storeIndex))
             }
             return limit == 0 || merged.count < limit
         }
@@ -181,14 +222,16 @@ extension PersistentStoreCoordinator {
             // Store add order, then each store's own order (one source: its order is the merged one).
             for index in sources.indices {
                 skipped += try sources[index].skip(offset - skipped)
-                while let (result, _, storeIndex) = try sources[index].next() {
-                    guard take(result, from: storeIndex) else { return merged }
+                guard limit == 0 || merged.count < limit else { break }
+                while let result = try sources[index].nextResult() {
+                    merged.append(result)
+                    if limit > 0, merged.count == limit { return merged }
                 }
             }
             return merged
         }
         // A min-heap of source positions, ordered by each source's next result.
-        var heads: [StoreFetchResult?] = Array(repeating: nil, count: sources.count)
+        var heads: [MergedFetchResult.Row?] = Array(repeating: nil, count: sources.count)
         var headValues: [ArraySlice<SortValue>] = Array(repeating: [], count: sources.count)
         var headStores: [Int] = Array(repeating: 0, count: sources.count)
         var heap: [Int] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity: a kind of managed object, with its properties, its place in an inheritance tree and its class.
 ///
@@ -48,6 +49,12 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
 
     var isFrozen = false
     private var frozenLayout: Layout?
+    /// Set once the entity is frozen (after its layout), for readers on any thread: a new managed object checks
+    /// it instead of loading its model's weak reference.
+    private let frozenMark = Atomic<Bool>(false)
+
+    /// Whether the entity's model was put to use (and the entity frozen with it).
+    var isFrozenForUse: Bool { frozenMark.load(ordering: .acquiring) }
 
     /// Creates an entity.
     public init(name: String, properties: [PropertyDescription] = [], managedObjectClassName: String = "ManagedObject") {
@@ -108,6 +115,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         frozenLayout = Layout(entity: self)
         isFrozen = true
         for property in properties { property.isFrozen = true }
+        frozenMark.store(true, ordering: .releasing)
     }
 
     /// The entity's properties with their slot numbers: a managed object keeps its values in an array in this order.

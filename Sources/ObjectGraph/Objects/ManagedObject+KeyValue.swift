@@ -116,7 +116,8 @@ extension ManagedObject {
     func fireFault() {
         if let context = managedObjectContext {
             context.fulfillFault(of: self)
-        } else if let values = faultValues {
+        } else if let kept = faultValues {
+            let (values, version) = kept.contents(version: version)
             apply(values, version: version, in: nil)
             awakeFromFetch()
         }

@@ -31,7 +31,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var faultBatch: FaultBatch?
     /// A fault's values as the fetch that made it read them (Core Data's row cache): firing the fault applies them
     /// without asking the store, unless the coordinator's contents changed since (``faultValuesGeneration``).
-    var faultValues: [String: any Sendable]?
+    var faultValues: FaultValues?
     /// The coordinator's ``PersistentStoreCoordinator/contentGeneration`` when ``faultValues`` were read.
     var faultValuesGeneration: UInt64 = 0
 
@@ -39,11 +39,30 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         case loaded, fault, invalid
     }
 
+    /// Where a fault's kept values are.
+    enum FaultValues {
+        /// A record's values (the object's ``version`` was set from the record).
+        case values([String: any Sendable])
+        /// An atomic store's record, by position in the rows of the fetch that made the fault: read only when the
+        /// fault fires, so the fetch itself reads neither the record nor its values.
+        case row(AtomicStore.OrderRows, Int)
+
+        /// The values and the record's version (`version` for kept values, which carry none).
+        func contents(version: Int64) -> (values: [String: any Sendable], version: Int64) {
+            switch self {
+            case .values(let values): return (values, version)
+            case .row(let rows, let index):
+                let record = rows.record(at: index)
+                return (record.values, record.version)
+            }
+        }
+    }
+
     /// Creates an object of an entity and, when `context` is given, inserts it there (calling ``awakeFromInsert()``).
     ///
     /// Attributes start with their default values. Subclasses that override this initializer must call it.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        entity.managedObjectModel?.freeze()
+        if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
         self.objectID = ManagedObjectID.makeTemporary(entityName: entity.name)
         let layout = entity.layout

@@ -93,11 +93,19 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     /// `limit` objects matched, so a limit-50 fetch costs 50 predicate evaluations rather than a scan and a sort.
     ///
     /// - Parameter key: the request's order key, when the caller made it already (for many stores at once).
-    func makeCursor(_ request: StoreFetchRequest, key: SortedOrder.Key? = nil) throws -> Cursor {
+    /// - Parameter objectIDColumn: whether a walk over the whole order reads object IDs from a column of the order
+    ///   (made by the first such walk) rather than from each view: for callers that make an object per result.
+    func makeCursor(_ request: StoreFetchRequest, key: SortedOrder.Key? = nil, objectIDColumn: Bool = false) throws
+        -> Cursor
+    {
         let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
                                                                          sortKeys: request.sortKeys))
-        let scan = try PredicateScan(request.predicate, columns: order.columns, wholeScan: request.limit == 0)
-        return Cursor(order: order, scan: scan, limit: request.limit, includesValues: request.includesValues)
+        let wholeScan = request.limit == 0
+        let scan = try PredicateScan(request.predicate, columns: order.columns, wholeScan: wholeScan)
+        let rows = OrderRows(views: order.views,
+                             objectIDs: objectIDColumn && wholeScan ? order.columns.objectIDs() : nil)
+        return Cursor(order: order, rows: rows, scan: scan, limit: request.limit,
+                      includesValues: request.includesValues)
     }
 
     /// A view of every record of the entities, by reference key (the order of object IDs within one store).
@@ -335,6 +343,17 @@ extension AtomicStore {
         private struct State: ~Copyable {
             var columns: [String: PredicateColumn] = [:]
             var tests: [ObjectPredicate: RowTest] = [:]
+            var objectIDs: [ManagedObjectID]?
+        }
+
+        /// The object IDs of the records, in the order's positions (made by the first call).
+        func objectIDs() -> [ManagedObjectID] {
+            state.withLock { state in
+                if let made = state.objectIDs { return made }
+                let made = views.map(\.record.objectID)
+                state.objectIDs = made
+                return made
+            }
         }
 
         /// At most this many columns and row tests are kept (past the limit, further predicates are evaluated record
@@ -438,17 +457,45 @@ extension AtomicStore {
         }
     }
 
+    /// What a fetch over a sorted order hands out: the order's record views and, for a walk over the whole order,
+    /// the object IDs in the same positions (read in sequence rather than from each view).
+    ///
+    /// One instance per fetch, shared by its results and kept by the faults made from them until they fire (so an
+    /// unfired fault keeps the records of that order alive). Only `record`, an immutable value, is read from a view
+    /// then, never its store, which may be gone.
+    final class OrderRows: @unchecked Sendable {  // immutable
+        let views: [RecordView]
+        private let objectIDs: [ManagedObjectID]?
+
+        init(views: [RecordView], objectIDs: [ManagedObjectID]?) {
+            self.views = views
+            self.objectIDs = objectIDs
+        }
+
+        /// The ID of the object at a position.
+        func objectID(at index: Int) -> ManagedObjectID {
+            if let objectIDs { return objectIDs[index] }
+            return views[index].record.objectID
+        }
+
+        /// The record at a position.
+        func record(at index: Int) -> StoreRecord { views[index].record }
+    }
+
     /// Walks a sorted order, skipping records the predicate rejects, until `limit` matched (0: no limit).
     struct Cursor {
         let order: SortedOrder
+        /// The order's records as results hand them out.
+        let rows: OrderRows
         private var scan: PredicateScan
         let limit: Int
         let includesValues: Bool
         private var position = 0
         private var matched = 0
 
-        init(order: SortedOrder, scan: PredicateScan, limit: Int, includesValues: Bool) {
+        init(order: SortedOrder, rows: OrderRows, scan: PredicateScan, limit: Int, includesValues: Bool) {
             self.order = order
+            self.rows = rows
             self.scan = scan
             self.limit = limit
             self.includesValues = includesValues
@@ -463,14 +510,12 @@ extension AtomicStore {
             return index
         }
 
-        /// The result at a position; `withSortValues: false` leaves out the raw sort values (the merge compares
-        /// the prepared ones).
-        private func result(at index: Int, withSortValues: Bool = true) throws -> StoreFetchResult {
+        /// The result at a position, with its raw sort values.
+        private func result(at index: Int) throws -> StoreFetchResult {
             let view = order.views[index]
             return StoreFetchResult(
                 objectID: view.record.objectID,
-                sortValues: withSortValues
-                    ? try order.keys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) } : [],
+                sortValues: try order.keys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) },
                 record: includesValues ? view.record : nil)
         }
 
@@ -483,13 +528,15 @@ extension AtomicStore {
             return try result(at: index)
         }
 
-        /// The next result with its prepared sort values, for merging the results of several stores.
-        mutating func nextPrepared() throws -> (StoreFetchResult, ArraySlice<SortValue>)? {
+        /// The next match's position with its prepared sort values, for merging the results of several stores.
+        mutating func nextPrepared() throws -> (Int, ArraySlice<SortValue>)? {
             guard let index = try advance() else { return nil }
             let width = order.keys.count
-            return (try result(at: index, withSortValues: false),
-                    order.prepared[(index * width)..<(index * width + width)])
+            return (index, order.prepared[(index * width)..<(index * width + width)])
         }
+
+        /// The next match's position in the order (and in ``rows``).
+        mutating func nextPosition() throws -> Int? { try advance() }
     }
 }
 
