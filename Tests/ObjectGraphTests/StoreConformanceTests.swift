@@ -80,6 +80,57 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.all)
+    func faultsOfASortedWholeFetchFireWithTheirOwnValuesAndSaveOnTheirVersion(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let writer = fixture.context()
+        for index in 0..<40 { _ = writer.makeSession("g\(index)", title: "T\(index % 7)-\(index)") }
+        try writer.save()
+        let edited = try #require(try writer.all("Session").first { $0.value(forKey: "guid") as? String == "g5" })
+        edited.setValue("T5-5 edited", forKey: "title")
+        try writer.save()  // g5 is at version 2 now
+
+        let reader = fixture.context()
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = try ObjectPredicate(format: "title BEGINSWITH 'T5'")
+        request.sortKeys = [SortKey("title", ascending: false)]
+        let fetched = try reader.fetch(request)
+        #expect(fetched.allSatisfy { $0.isFault })
+        #expect(fetched.map { $0.value(forKey: "guid") as? String } == ["g5", "g33", "g26", "g19", "g12"])
+        #expect(fetched.map { $0.value(forKey: "title") as? String }
+            == ["T5-5 edited", "T5-33", "T5-26", "T5-19", "T5-12"])
+        // A fired fault holds its record's version (2 for the edited one): saving a change to it is no conflict.
+        let again = fetched[0]
+        again.setValue("by reader", forKey: "title")
+        try reader.save()
+        let saved = try fixture.context().all("Session").first { $0.value(forKey: "guid") as? String == "g5" }
+        #expect(saved?.value(forKey: "title") as? String == "by reader")
+    }
+
+    @Test(arguments: StoreKind.all)
+    func objectsThatOutliveTheirContextHaveNoContextAndStillFire(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let writer = fixture.context()
+        for index in 0..<10 { _ = writer.makeSession("g\(index)", title: "T\(index)") }
+        try writer.save()
+        var objects: [ManagedObject] = []
+        weak var gone: ManagedObjectContext?
+        do {
+            let reader = fixture.context()
+            gone = reader
+            let request = FetchRequest(entityName: "Session")
+            request.sortKeys = [SortKey("guid")]
+            objects = try reader.fetch(request)
+            #expect(objects.allSatisfy { $0.managedObjectContext === reader && $0.isFault })
+        }
+        #expect(gone == nil)
+        #expect(objects.allSatisfy { $0.managedObjectContext == nil })
+        // Faults that kept their fetch's values still give the attributes.
+        #expect(objects.map { $0.value(forKey: "title") as? String } == (0..<10).map { "T\($0)" })
+    }
+
+    @Test(arguments: StoreKind.all)
     func aFaultFiredAfterAnotherSaveShowsTheSavedValues(kind: StoreKind) throws {
         let fixture = Fixture(kind)
         try fixture.addStore()

@@ -32,19 +32,33 @@ public final class ManagedObjectContext {
     /// The entity and class of the last fault made: a fetch makes many of one entity in a row.
     var lastFaultClass: (entity: EntityDescription, objectClass: ManagedObject.Type)?
 
+    /// What the context's objects hold to reach it: a weak reference from each object would give the context a
+    /// side table, and every retain of the context (several per object made) would take the runtime's slow path.
+    /// The context clears the link when it goes away, so objects that outlive it see no context, as with a weak
+    /// reference.
+    final class Link {
+        unowned(unsafe) var context: ManagedObjectContext?
+    }
+
+    let link = Link()
+
     /// Creates a context on a coordinator.
     public init(coordinator: PersistentStoreCoordinator) {
         self.persistentStoreCoordinator = coordinator
         self.knownStoreGeneration = coordinator.storeGeneration
+        link.context = self
     }
 
     /// The coordinator's model.
     public var managedObjectModel: ManagedObjectModel { persistentStoreCoordinator.managedObjectModel }
 
     deinit {
+        link.context = nil
         // Related objects hold each other (a session its room, the room its sessions): reference cycles, which
         // Core Data asks its users to break with refresh(_:mergeChanges:). Once the context is gone no fault can
-        // fire again, so the relationships of its objects are dropped here and the cycles with them.
+        // fire again, so the relationships of its objects are dropped here and the cycles with them. (Objects of a
+        // model without relationships or fetched properties hold no other objects: nothing to drop.)
+        guard managedObjectModel.objectsReferToObjects else { return }
         for object in registered.values { object.releaseRelationships() }
         for object in inserted.objects { object.releaseRelationships() }
     }
@@ -122,6 +136,7 @@ public final class ManagedObjectContext {
             objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
             lastFaultClass = (entity, objectClass)
         }
+        if objectClass == ManagedObject.self { return ManagedObject(faultOf: entity, objectID: objectID, in: self) }
         let object = objectClass.init(entity: entity, insertInto: nil)
         object.objectID = objectID
         object.managedObjectContext = self

@@ -41,7 +41,8 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     }
 
     /// The entity this one inherits from, if any.
-    public internal(set) weak var superentity: EntityDescription?
+    /// Unowned rather than weak, like ``PropertyDescription/entity``: an entity's model holds its superentity too.
+    public internal(set) unowned var superentity: EntityDescription?
     /// The model the entity belongs to.
     public internal(set) weak var managedObjectModel: ManagedObjectModel?
     /// The name of the parent entity as read from a file, resolved when the model is assembled.

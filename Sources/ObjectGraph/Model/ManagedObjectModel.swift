@@ -27,6 +27,9 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
     private var frozenEntitiesByName: [String: EntityDescription]?
     /// Whether the model has been put to use and can no longer change.
     public private(set) var isFrozen = false
+    /// Whether objects of some entity can hold other objects (relationships, fetched properties); set when frozen.
+    /// Contexts of a model where none can skip breaking reference cycles when they go away.
+    private(set) var objectsReferToObjects = true
     private let freezeLock = NSLock()
     /// Set once frozen, so `freeze()` on a frozen model (every new managed object calls it) takes no lock.
     private let frozenFlag = Atomic<Bool>(false)
@@ -261,6 +264,9 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
         }
         for entity in entities { entity.freeze() }
         frozenEntitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        objectsReferToObjects = entities.contains { entity in
+            entity.layout.kinds.contains { if case .attribute = $0 { false } else { true } }
+        }
         isFrozen = true
         frozenFlag.store(true, ordering: .releasing)
     }

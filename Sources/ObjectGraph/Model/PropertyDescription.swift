@@ -23,7 +23,11 @@ public class PropertyDescription: @unchecked Sendable {  // mutable only before 
     public private(set) var validationWarnings: [String] = []
 
     /// The entity that declares the property.
-    public internal(set) weak var entity: EntityDescription?
+    ///
+    /// An unowned reference, not a weak one: a weak reference would give every entity a side table, which makes
+    /// each retain of it (one per managed object made) take the runtime's slow path. A property belongs to its
+    /// entity: reading this after the entity was freed is a programmer error.
+    public internal(set) unowned var entity: EntityDescription?
     var isFrozen = false
 
     /// Creates a property with a name.

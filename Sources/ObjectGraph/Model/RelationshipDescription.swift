@@ -30,7 +30,8 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public var deleteRule: DeleteRule = .nullify { didSet { checkMutable() } }
 
     /// The destination entity, once the model is put to use (or after ``ManagedObjectModel/resolveRelationships()``).
-    public internal(set) weak var destinationEntity: EntityDescription?
+    /// Unowned rather than weak, like ``PropertyDescription/entity``: the destination lives in the same model.
+    public internal(set) unowned var destinationEntity: EntityDescription?
     /// The inverse relationship, once resolved.
     public internal(set) weak var inverseRelationship: RelationshipDescription?
 

@@ -14,8 +14,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The object's ID: temporary until saved, then permanent.
     public internal(set) var objectID: ManagedObjectID
-    /// The context the object lives in; `nil` before insertion and after its deletion is saved.
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    /// The context the object lives in; `nil` before insertion, after its deletion is saved, and once the context
+    /// is gone.
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { contextLink?.context }
+        set { contextLink = newValue?.link }
+    }
+    /// How the object reaches its context (see ``ManagedObjectContext/Link``).
+    private var contextLink: ManagedObjectContext.Link?
 
     /// The current values, one slot per property of the entity (see `EntityDescription.Layout`).
     /// To-one relationships hold `ManagedObject?`, to-many hold `ToManyStorage`.
@@ -65,11 +71,27 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
         self.objectID = ManagedObjectID.makeTemporary(entityName: entity.name)
+        self.slots = Self.initialSlots(of: entity)
+        if let context { context.insert(self) }
+    }
+
+    /// A fault of the base class for a saved object (what a fetch makes per result when the entity has no class
+    /// of its own): no temporary ID is made only to be replaced. Subclasses go through the required initializer.
+    init(faultOf entity: EntityDescription, objectID: ManagedObjectID, in context: ManagedObjectContext) {
+        if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
+        self.entity = entity
+        self.objectID = objectID
+        self.slots = Self.initialSlots(of: entity)
+        self.storage = .fault
+        self.managedObjectContext = context
+    }
+
+    /// A new object's slots: attribute defaults, empty to-many storage of its own.
+    private static func initialSlots(of entity: EntityDescription) -> [Any?] {
         let layout = entity.layout
         var slots = layout.template
         for index in layout.toManySlots { slots[index] = ToManyStorage() }
-        self.slots = slots
-        if let context { context.insert(self) }
+        return slots
     }
 
     /// Drops the object's related objects (and the values kept for saving and fetched properties, which may hold
