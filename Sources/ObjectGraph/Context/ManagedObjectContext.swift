@@ -17,7 +17,7 @@ public final class ManagedObjectContext {
     /// How many undo groups are kept (0: no limit).
     public var undoLevels = 0
 
-    var registered: [ManagedObjectID: ManagedObject] = [:]
+    let registered = ObjectRegistry()
     var inserted = ObjectList()
     var deleted = ObjectList()
     var changed = ObjectList()
@@ -117,9 +117,10 @@ public final class ManagedObjectContext {
 
     /// The object with an ID: the registered one, or a fault that loads on first access (not checked to exist).
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
-        // One lookup: the fault is made (and registered) only when the ID is not registered yet.
-        func registeredObject(_ object: inout ManagedObject) -> ManagedObject { object }
-        return registeredObject(&registered[objectID, default: makeFault(for: objectID)])
+        if let object = registered[objectID] { return object }
+        let fault = makeFault(for: objectID)
+        registered[objectID] = fault
+        return fault
     }
 
     /// A new fault for an object ID (not yet registered).
@@ -260,7 +261,8 @@ public final class ManagedObjectContext {
         knownStoreGeneration = generation
         let live = Set(persistentStoreCoordinator.persistentStores.map(\.identifier))
         var invalidated: [ManagedObject] = []
-        for (id, object) in registered {
+        for object in registered.values {
+            let id = object.objectID
             guard let store = id.storeIdentifier, !live.contains(store) else { continue }
             registered[id] = nil
             inserted.remove(object)

@@ -1,0 +1,128 @@
+/// A context's registered objects by ID.
+///
+/// Stores hand out reference keys 1, 2, 3… per store, so the saved objects of one store and entity sit in an
+/// array indexed by reference key: a fetch of 100k objects then writes into a table of pointers instead of probing
+/// a hash table of 56-byte entries spread over megabytes (one cache miss per object, the largest single cost of
+/// such a fetch). Temporary IDs, and keys far past what the context holds, go to a dictionary.
+///
+/// Each object is registered under its own ``ManagedObject/objectID``. A class, so that looking up remembers the
+/// last table used (a fetch registers many objects of one store and entity in a row).
+final class ObjectRegistry {
+    private struct Table {
+        let storeIdentifier: String
+        let entityName: String
+        /// Objects by reference key (`nil`: none registered under that key here, though `others` may have it).
+        var objects: [ManagedObject?] = []
+
+        func holds(_ id: ManagedObjectID) -> Bool {
+            id.entityName == entityName && id.storeIdentifier == storeIdentifier
+        }
+    }
+
+    private struct TableKey: Hashable {
+        let storeIdentifier: String
+        let entityName: String
+    }
+
+    private var tables: [Table] = []
+    private var tableIndex: [TableKey: Int] = [:]
+    private var lastTable = -1
+    private var others: [ManagedObjectID: ManagedObject] = [:]
+    /// How many objects are registered.
+    private(set) var count = 0
+    /// The room a caller announced (``reserveCapacity(_:)``): tables may grow to twice what is registered and
+    /// announced, so a sparse key costs at most a few pointers per registered object.
+    private var announced = 0
+
+    /// The table for an ID's store and entity, if one exists (or `create`: made now).
+    private func table(for id: ManagedObjectID, create: Bool) -> Int? {
+        if lastTable >= 0, tables[lastTable].holds(id) { return lastTable }
+        guard let store = id.storeIdentifier else { return nil }
+        let key = TableKey(storeIdentifier: store, entityName: id.entityName)
+        if let index = tableIndex[key] {
+            lastTable = index
+            return index
+        }
+        guard create else { return nil }
+        tables.append(Table(storeIdentifier: store, entityName: id.entityName))
+        tableIndex[key] = tables.count - 1
+        lastTable = tables.count - 1
+        return lastTable
+    }
+
+    /// The object registered under an ID.
+    subscript(id: ManagedObjectID) -> ManagedObject? {
+        get {
+            if let index = table(for: id, create: false) {
+                let key = id.referenceKey
+                if key >= 0, key < tables[index].objects.count, let object = tables[index].objects[Int(key)] {
+                    return object
+                }
+            }
+            return others.isEmpty ? nil : others[id]
+        }
+        set {
+            if let object = newValue { insert(object, for: id) } else { remove(id) }
+        }
+    }
+
+    private func insert(_ object: ManagedObject, for id: ManagedObjectID) {
+        let key = id.referenceKey
+        if !id.isTemporaryID, key >= 0, let index = table(for: id, create: true) {
+            let slot = Int(key)
+            let size = tables[index].objects.count
+            let limit = 2 * (count + announced) + 1024
+            if slot < size || slot < limit {
+                if slot >= size {
+                    let grown = min(max(slot + 1, size * 2), max(limit, slot + 1))
+                    tables[index].objects.append(contentsOf: repeatElement(nil, count: grown - size))
+                }
+                if tables[index].objects[slot] == nil {
+                    // A key registered before the table reached it may be among the others.
+                    if others.isEmpty || others.removeValue(forKey: id) == nil { count += 1 }
+                }
+                tables[index].objects[slot] = object
+                return
+            }
+        }
+        if others.updateValue(object, forKey: id) == nil { count += 1 }
+    }
+
+    private func remove(_ id: ManagedObjectID) {
+        if let index = table(for: id, create: false) {
+            let key = id.referenceKey
+            if key >= 0, key < tables[index].objects.count, tables[index].objects[Int(key)] != nil {
+                tables[index].objects[Int(key)] = nil
+                count -= 1
+                return
+            }
+        }
+        if !others.isEmpty, others.removeValue(forKey: id) != nil { count -= 1 }
+    }
+
+    /// Makes room for `capacity` objects in all.
+    func reserveCapacity(_ capacity: Int) {
+        announced = max(announced, capacity - count)
+    }
+
+    /// Every registered object (in no particular order).
+    var values: [ManagedObject] {
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(count)
+        for table in tables {
+            for case let object? in table.objects { objects.append(object) }
+        }
+        objects.append(contentsOf: others.values)
+        return objects
+    }
+
+    /// Forgets every object.
+    func removeAll() {
+        tables.removeAll()
+        tableIndex.removeAll()
+        lastTable = -1
+        others.removeAll()
+        count = 0
+        announced = 0
+    }
+}

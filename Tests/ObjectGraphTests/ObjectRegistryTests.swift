@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+
+/// The context's registry: dense tables by reference key per store and entity, a dictionary for the rest.
+@Suite("Object registry")
+struct ObjectRegistryTests {
+    private static let entity = EntityDescription(name: "Session", properties: [
+        AttributeDescription(name: "title", type: .string)
+    ])
+
+    private func object(_ id: ManagedObjectID) -> ManagedObject {
+        let object = ManagedObject(entity: Self.entity, insertInto: nil)
+        object.objectID = id
+        return object
+    }
+
+    private func id(_ key: Int64, store: String = "STORE-A", entity: String = "Session") -> ManagedObjectID {
+        ManagedObjectID(entityName: entity, storeIdentifier: store, referenceKey: key)
+    }
+
+    @Test func objectsAreFoundUnderTheirOwnIDOnlyWhateverTheirKeys() {
+        let registry = ObjectRegistry()
+        // Dense keys, a key far past what the registry holds (to the dictionary), a negative key, a temporary ID,
+        // the same key in another store and under another entity name.
+        let ids = [id(1), id(2), id(5_000_000_000), id(-3), ManagedObjectID.makeTemporary(entityName: "Session"),
+                   id(1, store: "STORE-B"), id(1, entity: "Room")]
+        let objects = ids.map(object)
+        for (id, object) in zip(ids, objects) { registry[id] = object }
+        #expect(registry.count == ids.count)
+        for (id, object) in zip(ids, objects) { #expect(registry[id] === object) }
+        #expect(registry[id(3)] == nil && registry[id(2, store: "STORE-B")] == nil && registry[id(2, entity: "Room")] == nil)
+        #expect(Set(registry.values.map(ObjectIdentifier.init)) == Set(objects.map(ObjectIdentifier.init)))
+
+        // Replacing keeps the count; removing takes each out once.
+        let replacement = object(id(2))
+        registry[id(2)] = replacement
+        #expect(registry.count == ids.count && registry[id(2)] === replacement)
+        registry[id(5_000_000_000)] = nil
+        registry[id(1)] = nil
+        registry[id(1)] = nil
+        registry[ids[4]] = nil
+        #expect(registry.count == ids.count - 3)
+        #expect(registry[id(1)] == nil && registry[id(5_000_000_000)] == nil && registry[ids[4]] == nil)
+        #expect(registry[id(1, store: "STORE-B")] === objects[5])
+        registry.removeAll()
+        #expect(registry.count == 0 && registry.values.isEmpty && registry[id(2)] == nil)
+    }
+
+    @Test func aKeyRegisteredBeforeTheTableReachedItIsFoundAndCountedOnce() {
+        let registry = ObjectRegistry()
+        let far = id(50_000)
+        let first = object(far)
+        registry[far] = first  // past what the table may grow to yet: kept in the dictionary
+        // Announcing a large fetch lets the table grow over that key.
+        registry.reserveCapacity(100_000)
+        for key in Int64(1)...Int64(60_000) where key != 50_000 { registry[id(key)] = object(id(key)) }
+        #expect(registry.count == 60_000)
+        #expect(registry[far] === first)
+        // Registering the same ID again (now in the table's range) replaces it without counting it twice.
+        let second = object(far)
+        registry[far] = second
+        #expect(registry.count == 60_000 && registry[far] === second)
+        #expect(registry.values.filter { $0 === first }.isEmpty)
+        registry[far] = nil
+        #expect(registry.count == 59_999 && registry[far] == nil)
+    }
+}
