@@ -31,6 +31,9 @@ public final class FetchRequest {
     /// all the same (Core Data's row cache) and fill the object on first access, without asking the store again
     /// unless a save through the coordinator happened in between. `false` fills every object at fetch time (and
     /// calls ``ManagedObject/awakeFromFetch()`` then). Objects already registered in the context are not changed.
+    /// A fault from an atomic store refers to the store's record rather than copying its values, so until it fires
+    /// (or is refreshed) it keeps the records of the sort order it was fetched from alive, even after a save
+    /// replaced them.
     public var returnsObjectsAsFaults = true
     /// The stores to search; `nil` searches every store whose configuration holds the entity.
     public var affectedStores: [PersistentStore]?
