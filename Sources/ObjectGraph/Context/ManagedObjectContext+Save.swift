@@ -216,7 +216,7 @@ extension ManagedObjectContext {
             object.managedObjectContext = nil
             event.deletedObjectIDs.insert(object.objectID)
         }
-        for object in registered.values where object.isInsertedFlag && object.isDeletedFlag {
+        for object in registered.objects(where: { $0.isInsertedFlag && $0.isDeletedFlag }) {
             forget(object)
             object.managedObjectContext = nil
         }

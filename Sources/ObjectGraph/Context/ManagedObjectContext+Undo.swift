@@ -108,7 +108,7 @@ extension ManagedObjectContext {
         for object in inserted.objects + deleted.objects.filter(\.isInsertedFlag) {
             discardInserted(object)
         }
-        for object in registered.values where object.isInsertedFlag && object.isDeletedFlag {
+        for object in registered.objects(where: { $0.isInsertedFlag && $0.isDeletedFlag }) {
             discardInserted(object)
         }
         for object in changed.objects + deleted.objects {

@@ -55,8 +55,9 @@ public final class ManagedObjectContext {
     deinit {
         link.context = nil
         // Related objects hold each other (a session its room, the room its sessions): reference cycles, which
-        // Core Data asks its users to break with refresh(_:mergeChanges:). Once the context is gone no fault can
-        // fire again, so the relationships of its objects are dropped here and the cycles with them. (Objects of a
+        // Core Data asks its users to break with refresh(_:mergeChanges:). Once the context is gone no object can
+        // load related objects again (a fault firing then fills its attributes only), so the relationships of its
+        // objects are dropped here and the cycles with them. (Objects of a
         // model without relationships or fetched properties hold no other objects: nothing to drop.)
         guard managedObjectModel.objectsReferToObjects else { return }
         for object in registered.values { object.releaseRelationships() }
@@ -261,10 +262,9 @@ public final class ManagedObjectContext {
         knownStoreGeneration = generation
         let live = Set(persistentStoreCoordinator.persistentStores.map(\.identifier))
         var invalidated: [ManagedObject] = []
-        for object in registered.values {
-            let id = object.objectID
-            guard let store = id.storeIdentifier, !live.contains(store) else { continue }
-            registered[id] = nil
+        let gone = registered.objects { object in object.objectID.storeIdentifier.map { !live.contains($0) } ?? false }
+        for object in gone {
+            registered[object.objectID] = nil
             inserted.remove(object)
             deleted.remove(object)
             changed.remove(object)

@@ -106,13 +106,16 @@ final class ObjectRegistry {
     }
 
     /// Every registered object (in no particular order).
-    var values: [ManagedObject] {
+    var values: [ManagedObject] { objects { _ in true } }
+
+    /// The registered objects that pass a test (in no particular order): a list the caller may change the registry
+    /// while going through, without copying every object first.
+    func objects(where isIncluded: (ManagedObject) -> Bool) -> [ManagedObject] {
         var objects: [ManagedObject] = []
-        objects.reserveCapacity(count)
         for table in tables {
-            for case let object? in table.objects { objects.append(object) }
+            for case let object? in table.objects where isIncluded(object) { objects.append(object) }
         }
-        objects.append(contentsOf: others.values)
+        for object in others.values where isIncluded(object) { objects.append(object) }
         return objects
     }
 
