@@ -67,3 +67,57 @@ struct ObjectRegistryTests {
         #expect(registry.count == 59_999 && registry[far] == nil)
     }
 }
+
+/// New objects' temporary IDs share one counter; the registry keeps them in a table starting at the first key.
+@Suite("Object registry, temporary IDs")
+struct ObjectRegistryTemporaryTests {
+    private static let entity = EntityDescription(name: "Session", properties: [
+        AttributeDescription(name: "title", type: .string)
+    ])
+
+    private func temporary() -> (ManagedObjectID, ManagedObject) {
+        let object = ManagedObject(entity: Self.entity, insertInto: nil)
+        return (object.objectID, object)
+    }
+
+    @Test func temporaryIDsAreFoundBeforeAndAfterTheirTableStartsOver() {
+        let registry = ObjectRegistry()
+        let early = temporary()  // made first, registered last: below the table's start
+        let batch = (0..<100).map { _ in temporary() }
+        for (id, object) in batch { registry[id] = object }
+        registry[early.0] = early.1
+        #expect(registry.count == 101)
+        #expect(batch.allSatisfy { registry[$0.0] === $0.1 } && registry[early.0] === early.1)
+
+        // Emptied (as a save does), the table starts over at the next key; the early one is still found.
+        for (id, _) in batch { registry[id] = nil }
+        #expect(registry.count == 1 && batch.allSatisfy { registry[$0.0] == nil })
+        let later = (0..<10).map { _ in temporary() }
+        for (id, object) in later { registry[id] = object }
+        #expect(registry.count == 11 && later.allSatisfy { registry[$0.0] === $0.1 })
+        #expect(registry[early.0] === early.1 && batch.allSatisfy { registry[$0.0] == nil })
+        registry[early.0] = nil
+        #expect(registry.count == 10 && registry[early.0] == nil)
+    }
+}
+
+/// IDs share their names per entity and store; names from outside are looked up but never added.
+@Suite("Object ID names")
+struct ManagedObjectIDNameTests {
+    @Test func anIDParsedBeforeItsStoreIsKnownEqualsTheStoresOwn() throws {
+        let store = UUID().uuidString
+        let uri = try #require(URL(string: "x-coredata://\(store)/Session/p7"))
+        let parsed = try #require(ManagedObjectID(uriRepresentation: uri))
+        #expect(parsed.sharedNames == nil)  // not added by parsing
+        let made = ManagedObjectID(entityName: "Session", storeIdentifier: store, referenceKey: 7)
+        #expect(made.sharedNames != nil)
+        #expect(parsed == made && made == parsed && parsed.hashValue == made.hashValue)
+        #expect(!(parsed < made) && !(made < parsed))
+        #expect(parsed != made.withReferenceKey(8) && parsed < made.withReferenceKey(8))
+        #expect(parsed != ManagedObjectID(entityName: "Room", storeIdentifier: store, referenceKey: 7))
+        // Parsed again now that the store made its IDs, the names are shared.
+        let again = try #require(ManagedObjectID(uriRepresentation: uri))
+        #expect(again.sharedNames == made.sharedNames && again == parsed)
+        #expect(again.entityName == "Session" && again.storeIdentifier == store && again.referenceKey == 7)
+    }
+}

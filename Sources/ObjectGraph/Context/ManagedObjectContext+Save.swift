@@ -80,93 +80,164 @@ extension ManagedObjectContext {
 
     struct SavePlan {
         var changes: [(PersistentStore, StoreChanges)]
-        var newIDs: [ObjectIdentifier: ManagedObjectID]
+        /// The objects to insert, and the permanent ID each one gets, by position.
         var insertedObjects: [ManagedObject]
+        var insertedIDs: [ManagedObjectID]
         var updatedObjects: [ManagedObject]
         var deletedObjects: [ManagedObject]
+    }
+
+    /// The changes per store, in the order they were first needed; a save usually touches one or two stores, so a
+    /// short list searched from the last hit beats hashing each object's store identifier.
+    private struct StoreBuckets {
+        var entries: [(store: PersistentStore, changes: StoreChanges)] = []
+        private var last = 0
+
+        mutating func index(of store: PersistentStore) -> Int {
+            if last < entries.count, entries[last].store === store { return last }
+            if let found = entries.firstIndex(where: { $0.store === store }) {
+                last = found
+            } else {
+                entries.append((store, StoreChanges()))
+                last = entries.count - 1
+            }
+            return last
+        }
     }
 
     private func makeSavePlan() throws -> SavePlan {
         let coordinator = persistentStoreCoordinator
         let newObjects = inserted.objects.filter { !$0.isDeletedFlag }
-        var storeOf: [ObjectIdentifier: PersistentStore] = [:]
-        var byStoreAndEntity: [ObjectIdentifier: (PersistentStore, [String: [ManagedObject]])] = [:]
+
+        // Route each new object to its store. Objects of one entity without an assigned store all go where the
+        // first one went, so routing runs once per entity, not once per object.
+        var targets: [PersistentStore] = []
+        targets.reserveCapacity(newObjects.count)
+        var routed: [ObjectIdentifier: PersistentStore] = [:]
+        var lastRouted: (entity: EntityDescription, store: PersistentStore)?
         for object in newObjects {
             if !object.objectID.isTemporaryID {
                 guard let store = coordinator.persistentStore(of: object.objectID) else {
                     throw StoreError(code: .storeNotFound, message: "The store this object was assigned to was removed.",
                                      context: ErrorContext(entityName: object.entity.name, objectID: object.objectID))
                 }
-                storeOf[ObjectIdentifier(object)] = store
+                targets.append(store)
                 continue
             }
-            let store = try coordinator.storeForNewObject(of: object.entity,
-                                                          assigned: assignedStores[ObjectIdentifier(object)])
-            storeOf[ObjectIdentifier(object)] = store
-            byStoreAndEntity[ObjectIdentifier(store), default: (store, [:])].1[object.entity.name, default: []]
-                .append(object)
-        }
-        var newIDs: [ObjectIdentifier: ManagedObjectID] = [:]
-        for (store, groups) in byStoreAndEntity.values {
-            for (entityName, objects) in groups {
-                let ids = try coordinator.newObjectIDs(entityName: entityName, in: store, count: objects.count)
-                for (object, id) in zip(objects, ids) { newIDs[ObjectIdentifier(object)] = id }
+            let entity = object.entity
+            if let assigned = assignedStores.isEmpty ? nil : assignedStores[ObjectIdentifier(object)] {
+                targets.append(try coordinator.storeForNewObject(of: entity, assigned: assigned))
+            } else if let lastRouted, lastRouted.entity === entity {
+                targets.append(lastRouted.store)
+            } else {
+                let store = try routed[ObjectIdentifier(entity)]
+                    ?? coordinator.storeForNewObject(of: entity, assigned: nil)
+                routed[ObjectIdentifier(entity)] = store
+                lastRouted = (entity, store)
+                targets.append(store)
             }
         }
-        func id(of object: ManagedObject) -> ManagedObjectID { newIDs[ObjectIdentifier(object)] ?? object.objectID }
 
-        var changes: [String: (PersistentStore, StoreChanges)] = [:]
-        var inserts: [String: [StoreRecord]] = [:]
-        var updates: [String: [StoreRecord]] = [:]
-        var deletes: [String: [(objectID: ManagedObjectID, version: Int64)]] = [:]
+        // Permanent IDs, asked for once per store and entity.
+        struct GroupKey: Hashable { let store: ObjectIdentifier, entity: ObjectIdentifier }
+        var groupOf: [Int] = []
+        groupOf.reserveCapacity(newObjects.count)
+        var groups: [(store: PersistentStore, entityName: String, count: Int)] = []
+        var groupIndex: [GroupKey: Int] = [:]
+        var lastGroup: (key: GroupKey, index: Int)?
+        for (object, store) in zip(newObjects, targets) {
+            guard object.objectID.isTemporaryID else {
+                groupOf.append(-1)
+                continue
+            }
+            let key = GroupKey(store: ObjectIdentifier(store), entity: ObjectIdentifier(object.entity))
+            let index: Int
+            if let lastGroup, lastGroup.key == key {
+                index = lastGroup.index
+            } else if let known = groupIndex[key] {
+                index = known
+            } else {
+                index = groups.count
+                groups.append((store, object.entity.name, 0))
+                groupIndex[key] = index
+            }
+            lastGroup = (key, index)
+            groups[index].count += 1
+            groupOf.append(index)
+        }
+        var groupIDs = try groups.map { try coordinator.newObjectIDs(entityName: $0.entityName, in: $0.store,
+                                                                     count: $0.count) }
+        var taken = [Int](repeating: 0, count: groups.count)
+        var newIDs: [ManagedObjectID] = []
+        newIDs.reserveCapacity(newObjects.count)
+        for (object, group) in zip(newObjects, groupOf) {
+            guard group >= 0 else {
+                newIDs.append(object.objectID)
+                continue
+            }
+            newIDs.append(groupIDs[group][taken[group]])
+            taken[group] += 1
+        }
+        groupIDs.removeAll()
+
+        // Relationships name their destinations by the IDs they will have after the save.
+        var newIDOf: [ObjectIdentifier: ManagedObjectID] = [:]
+        if managedObjectModel.objectsReferToObjects {
+            newIDOf.reserveCapacity(newObjects.count)
+            for (object, id) in zip(newObjects, newIDs) { newIDOf[ObjectIdentifier(object)] = id }
+        }
+        func id(of object: ManagedObject) -> ManagedObjectID { newIDOf[ObjectIdentifier(object)] ?? object.objectID }
+
+        var buckets = StoreBuckets()
+        var lastStore: (identifier: String, store: PersistentStore)?
         func store(of object: ManagedObject) throws -> PersistentStore {
-            if let store = storeOf[ObjectIdentifier(object)] { return store }
+            if let lastStore, lastStore.identifier == object.objectID.storeIdentifier { return lastStore.store }
             guard let store = coordinator.persistentStore(of: object.objectID) else {
                 throw StoreError(code: .storeNotFound, message: "The object's store was removed; it cannot be saved.",
                                  context: ErrorContext(entityName: object.entity.name, objectID: object.objectID))
             }
+            lastStore = (store.identifier, store)
             return store
         }
-        for object in newObjects {
-            let target = try store(of: object)
-            changes[target.identifier] = changes[target.identifier] ?? (target, StoreChanges())
-            inserts[target.identifier, default: []]
-                .append(try makeRecord(object, id: id(of: object), version: 1, store: target, idOf: id))
+        for (position, object) in newObjects.enumerated() {
+            let target = targets[position]
+            let bucket = buckets.index(of: target)
+            if buckets.entries[bucket].changes.inserted.isEmpty {
+                buckets.entries[bucket].changes.inserted.reserveCapacity(newObjects.count - position)
+            }
+            let record = try makeRecord(object, id: newIDs[position], version: 1, store: target, idOf: id)
+            buckets.entries[bucket].changes.inserted.append(record)
         }
         let updatedObjects = changed.objects.filter(\.isUpdated)
         for object in updatedObjects {
             let target = try store(of: object)
-            changes[target.identifier] = changes[target.identifier] ?? (target, StoreChanges())
-            updates[target.identifier, default: []]
-                .append(try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id))
+            let record = try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id)
+            buckets.entries[buckets.index(of: target)].changes.updated.append(record)
         }
         let deletedObjects = deleted.objects
         for object in deletedObjects {
             let target = try store(of: object)
-            changes[target.identifier] = changes[target.identifier] ?? (target, StoreChanges())
-            deletes[target.identifier, default: []].append((object.objectID, object.version))
-        }
-        for identifier in changes.keys {
-            changes[identifier]!.1.inserted = inserts[identifier] ?? []
-            changes[identifier]!.1.updated = updates[identifier] ?? []
-            changes[identifier]!.1.deleted = deletes[identifier] ?? []
+            buckets.entries[buckets.index(of: target)].changes.deleted.append((object.objectID, object.version))
         }
         let order = coordinator.persistentStores.map(\.identifier)
-        let ordered = changes.values.sorted {
-            (order.firstIndex(of: $0.0.identifier) ?? .max) < (order.firstIndex(of: $1.0.identifier) ?? .max)
+        let ordered = buckets.entries.sorted {
+            (order.firstIndex(of: $0.store.identifier) ?? .max) < (order.firstIndex(of: $1.store.identifier) ?? .max)
         }
-        return SavePlan(changes: ordered, newIDs: newIDs, insertedObjects: newObjects, updatedObjects: updatedObjects,
-                        deletedObjects: deletedObjects)
+        return SavePlan(changes: ordered.map { ($0.store, $0.changes) }, insertedObjects: newObjects,
+                        insertedIDs: newIDs, updatedObjects: updatedObjects, deletedObjects: deletedObjects)
     }
 
     private func makeRecord(_ object: ManagedObject, id: ManagedObjectID, version: Int64, store: PersistentStore,
                             idOf: (ManagedObject) -> ManagedObjectID) throws -> StoreRecord {
-        var values: [String: any Sendable] = [:]
-        for (index, property) in object.entity.layout.properties.enumerated() where !property.isTransient {
-            switch property {
-            case is AttributeDescription:
+        let layout = object.entity.layout
+        var values: [String: any Sendable] = Dictionary(minimumCapacity: layout.properties.count)
+        for (index, property) in layout.properties.enumerated() {
+            switch layout.kinds[index] {
+            case .attribute(isTransient: false):
                 if let value = object.slots[index] { values[property.name] = assumeSendable(value) }
-            case let relationship as RelationshipDescription:
+            case .toOne, .toMany:
+                let relationship = property as! RelationshipDescription
+                if relationship.isTransient { continue }
                 let targets = object.relatedObjects(relationship).filter {
                     !($0.isInsertedFlag && $0.isDeletedFlag) && $0.managedObjectContext === self
                 }
@@ -183,7 +254,7 @@ extension ManagedObjectContext {
                 } else if let first = ids.first {
                     values[property.name] = first
                 }
-            default:
+            case .attribute(isTransient: true), .other:
                 continue
             }
         }
@@ -194,8 +265,8 @@ extension ManagedObjectContext {
 
     private func finishSave(_ plan: SavePlan) {
         var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
-        for object in plan.insertedObjects {
-            let newID = plan.newIDs[ObjectIdentifier(object)] ?? object.objectID
+        event.insertedObjectIDs.reserveCapacity(plan.insertedObjects.count)
+        for (object, newID) in zip(plan.insertedObjects, plan.insertedIDs) {
             registered[object.objectID] = nil
             object.objectID = newID
             registered[newID] = object

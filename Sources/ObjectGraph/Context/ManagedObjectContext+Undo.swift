@@ -17,8 +17,11 @@ extension ManagedObjectContext {
     /// Whether there is an undone group to redo.
     public var canRedo: Bool { !redoStack.isEmpty }
 
+    /// Whether changes are recorded for undo now (callers may skip building an operation otherwise).
+    var isRecordingUndo: Bool { isUndoRegistrationEnabled && !isApplyingUndo }
+
     func recordUndo(_ operation: UndoOperation) {
-        guard isUndoRegistrationEnabled, !isApplyingUndo else { return }
+        guard isRecordingUndo else { return }
         openGroup.append(operation)
         if !redoStack.isEmpty { redoStack.removeAll() }
     }

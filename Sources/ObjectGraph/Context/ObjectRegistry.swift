@@ -3,29 +3,34 @@
 /// Stores hand out reference keys 1, 2, 3… per store, so the saved objects of one store and entity sit in an
 /// array indexed by reference key: a fetch of 100k objects then writes into a table of pointers instead of probing
 /// a hash table of 56-byte entries spread over megabytes (one cache miss per object, the largest single cost of
-/// such a fetch). Temporary IDs, and keys far past what the context holds, go to a dictionary.
+/// such a fetch). New objects' temporary keys come from one counter, so a context inserting many objects gets
+/// nearly consecutive keys: their table starts at the first one it saw. Keys far past what the context holds,
+/// below a table's start, or of IDs with names of their own go to a dictionary.
 ///
 /// Each object is registered under its own ``ManagedObject/objectID``. A class, so that looking up remembers the
 /// last table used (a fetch registers many objects of one store and entity in a row).
 final class ObjectRegistry {
     private struct Table {
-        let storeIdentifier: String
-        let entityName: String
-        /// Objects by reference key (`nil`: none registered under that key here, though `others` may have it).
+        /// The shared names of the table's IDs (``ManagedObjectID/sharedNames``): one store and entity, or one
+        /// entity's temporary IDs.
+        let names: UnsafeMutableRawPointer
+        /// Whether the table holds temporary IDs: it starts over from the next key once it is empty (after a save).
+        let isTemporary: Bool
+        /// The key of `objects[0]`: 0 for stores' keys, the first key seen for temporary ones.
+        var base: Int64
+        /// Objects by key minus `base` (`nil`: none registered under that key here, though `others` may have it).
         var objects: [ManagedObject?] = []
+        /// How many of `objects` are not nil.
+        var live = 0
 
-        func holds(_ id: ManagedObjectID) -> Bool {
-            id.entityName == entityName && id.storeIdentifier == storeIdentifier
+        /// The position of a key in `objects`, when the table could hold it.
+        func slot(of key: Int64) -> Int? {
+            key >= base ? Int(key - base) : nil
         }
     }
 
-    private struct TableKey: Hashable {
-        let storeIdentifier: String
-        let entityName: String
-    }
-
     private var tables: [Table] = []
-    private var tableIndex: [TableKey: Int] = [:]
+    private var tableIndex: [UnsafeMutableRawPointer: Int] = [:]
     private var lastTable = -1
     private var others: [ManagedObjectID: ManagedObject] = [:]
     /// How many objects are registered.
@@ -36,16 +41,16 @@ final class ObjectRegistry {
 
     /// The table for an ID's store and entity, if one exists (or `create`: made now).
     private func table(for id: ManagedObjectID, create: Bool) -> Int? {
-        if lastTable >= 0, tables[lastTable].holds(id) { return lastTable }
-        guard let store = id.storeIdentifier else { return nil }
-        let key = TableKey(storeIdentifier: store, entityName: id.entityName)
-        if let index = tableIndex[key] {
+        guard let names = id.sharedNames else { return nil }
+        if lastTable >= 0, tables[lastTable].names == names { return lastTable }
+        if let index = tableIndex[names] {
             lastTable = index
             return index
         }
         guard create else { return nil }
-        tables.append(Table(storeIdentifier: store, entityName: id.entityName))
-        tableIndex[key] = tables.count - 1
+        let isTemporary = id.isTemporaryID
+        tables.append(Table(names: names, isTemporary: isTemporary, base: isTemporary ? id.referenceKey : 0))
+        tableIndex[names] = tables.count - 1
         lastTable = tables.count - 1
         return lastTable
     }
@@ -53,11 +58,10 @@ final class ObjectRegistry {
     /// The object registered under an ID.
     subscript(id: ManagedObjectID) -> ManagedObject? {
         get {
-            if let index = table(for: id, create: false) {
-                let key = id.referenceKey
-                if key >= 0, key < tables[index].objects.count, let object = tables[index].objects[Int(key)] {
-                    return object
-                }
+            if let index = table(for: id, create: false), let slot = tables[index].slot(of: id.referenceKey),
+                slot < tables[index].objects.count, let object = tables[index].objects[slot]
+            {
+                return object
             }
             return others.isEmpty ? nil : others[id]
         }
@@ -67,9 +71,11 @@ final class ObjectRegistry {
     }
 
     private func insert(_ object: ManagedObject, for id: ManagedObjectID) {
-        let key = id.referenceKey
-        if !id.isTemporaryID, key >= 0, let index = table(for: id, create: true) {
-            let slot = Int(key)
+        if let index = table(for: id, create: true), tables[index].isTemporary, tables[index].live == 0 {
+            tables[index].base = id.referenceKey
+            tables[index].objects.removeAll(keepingCapacity: tables[index].objects.count <= 2 * (count + 1024))
+        }
+        if let index = table(for: id, create: true), let slot = tables[index].slot(of: id.referenceKey) {
             let size = tables[index].objects.count
             let limit = 2 * (count + announced) + 1024
             if slot < size || slot < limit {
@@ -78,6 +84,7 @@ final class ObjectRegistry {
                     tables[index].objects.append(contentsOf: repeatElement(nil, count: grown - size))
                 }
                 if tables[index].objects[slot] == nil {
+                    tables[index].live += 1
                     // A key registered before the table reached it may be among the others.
                     if others.isEmpty || others.removeValue(forKey: id) == nil { count += 1 }
                 }
@@ -89,13 +96,13 @@ final class ObjectRegistry {
     }
 
     private func remove(_ id: ManagedObjectID) {
-        if let index = table(for: id, create: false) {
-            let key = id.referenceKey
-            if key >= 0, key < tables[index].objects.count, tables[index].objects[Int(key)] != nil {
-                tables[index].objects[Int(key)] = nil
-                count -= 1
-                return
-            }
+        if let index = table(for: id, create: false), let slot = tables[index].slot(of: id.referenceKey),
+            slot < tables[index].objects.count, tables[index].objects[slot] != nil
+        {
+            tables[index].objects[slot] = nil
+            tables[index].live -= 1
+            count -= 1
+            return
         }
         if !others.isEmpty, others.removeValue(forKey: id) != nil { count -= 1 }
     }

@@ -136,6 +136,13 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let toManySlots: [Int]
         /// Whether the entity has relationships of either kind.
         let hasRelationships: Bool
+        /// For each attribute whose only rules are its type and optionality, those two: validating a value of the
+        /// canonical type (or nil, where allowed) then needs nothing else.
+        let typeOnlyRules: [(type: AttributeType, isOptional: Bool)?]
+        /// A temporary ID of the entity, whose names new objects' IDs share.
+        let temporaryID: ManagedObjectID
+        /// The type of each attribute (`nil` for other properties).
+        let attributeTypes: [AttributeType?]
 
         enum SlotKind {
             case attribute(isTransient: Bool)
@@ -173,6 +180,15 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             }
             template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
             self.kinds = kinds
+            temporaryID = ManagedObjectID.makeTemporary(entityName: entity.name)
+            attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
+            typeOnlyRules = properties.map { property in
+                guard let attribute = property as? AttributeDescription, attribute.minimumValue == nil,
+                    attribute.maximumValue == nil, attribute.regularExpression == nil,
+                    attribute.validationPredicates.isEmpty
+                else { return nil }
+                return (attribute.attributeType, attribute.isOptional)
+            }
             toManySlots = kinds.indices.filter { if case .toMany = kinds[$0] { true } else { false } }
             hasRelationships = !relationships.isEmpty
             self.propertiesByName = byName

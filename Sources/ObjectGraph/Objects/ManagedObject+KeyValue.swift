@@ -135,8 +135,16 @@ extension ManagedObject {
     /// - Precondition: the key exists, the value can be converted, and related objects live in the same context.
     ///   Use ``AttributeType/coerce(_:)`` to check values that come from outside first.
     public func setValue(_ value: Any?, forKey key: String) {
-        let index = slot(for: key)
-        switch entity.layout.properties[index] {
+        let layout = entity.layout
+        guard let index = layout.slots[key] else {
+            preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
+        }
+        // The common case first: an attribute's value already in its canonical type.
+        if let value, let attributeType = layout.attributeTypes[index], attributeType.isCanonical(value) {
+            setValueTracked(assumeSendable(value), slot: index)
+            return
+        }
+        switch layout.properties[index] {
         case let attribute as AttributeDescription:
             guard let value else {
                 if !attribute.isOptional, attribute.attributeType.isNumeric || attribute.attributeType == .boolean {
@@ -146,7 +154,9 @@ extension ManagedObject {
                 }
                 return
             }
-            guard let converted = attribute.attributeType.coerce(value) else {
+            let attributeType = attribute.attributeType
+            guard let converted = attributeType.isCanonical(value) ? assumeSendable(value) : attributeType.coerce(value)
+            else {
                 preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)' of type "
                     + attribute.attributeType.rawValue)
             }
@@ -183,7 +193,9 @@ extension ManagedObject {
             captureSnapshot()
             slots[index] = ToManyStorage(objects)
         } else if let attribute = property as? AttributeDescription, let value {
-            guard let converted = attribute.attributeType.coerce(value) else {
+            let attributeType = attribute.attributeType
+            guard let converted = attributeType.isCanonical(value) ? assumeSendable(value) : attributeType.coerce(value)
+            else {
                 preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)'")
             }
             captureSnapshot()
@@ -292,12 +304,19 @@ extension ManagedObject {
     // MARK: Tracked primitives (each records undo and marks the object changed)
 
     func setValueTracked(_ value: Any?, slot index: Int) {
-        let old = slotValue(index)
+        if storage == .fault { fireFault() }
         captureSnapshot()
-        slots[index] = value
-        fetchedPropertyCache.removeAll()
-        managedObjectContext?.recordUndo(.set(self, index, old: old, new: value))
-        managedObjectContext?.noteChanged(self, notify: true)
+        let context = managedObjectContext
+        if let context, context.isRecordingUndo {
+            let old = slots[index]
+            slots[index] = value
+            context.recordUndo(.set(self, index, old: old, new: value))
+        } else {
+            slots[index] = value
+        }
+        if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
+        // An inserted object is saved whole; only saved objects are tracked as changed.
+        if !isInsertedFlag { context?.noteChanged(self, notify: true) }
     }
 
     func insertTracked(_ object: ManagedObject, slot index: Int, at position: Int) {

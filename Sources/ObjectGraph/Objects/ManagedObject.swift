@@ -70,7 +70,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
-        self.objectID = ManagedObjectID.makeTemporary(entityName: entity.name)
+        self.objectID = ManagedObjectID.makeTemporary(like: entity.layout.temporaryID)
         self.slots = Self.initialSlots(of: entity)
         if let context { context.insert(self) }
     }
@@ -221,9 +221,26 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Validates every property through ``validateValue(_:forKey:)`` and collects all failures.
     func validateProperties() -> [ValidationError] {
         var errors: [ValidationError] = []
-        for (index, property) in entity.layout.properties.enumerated() where !(property is FetchedPropertyDescription) {
-            let value = slotValue(index)
-            let plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
+        let layout = entity.layout
+        // Subclasses may override validateValue(_:forKey:), so only plain objects take the short way for values
+        // that cannot fail: the canonical type of an attribute without other rules.
+        let isPlain = type(of: self) == ManagedObject.self
+        for (index, property) in layout.properties.enumerated() {
+            if isPlain, let rules = layout.typeOnlyRules[index] {
+                if let value = slotValue(index) {
+                    if rules.type.isCanonical(value) { continue }
+                } else if rules.isOptional {
+                    continue
+                }
+            }
+            let plain: Any?
+            switch layout.kinds[index] {
+            case .other: continue  // fetched properties
+            case .toMany:
+                let value = slotValue(index)
+                plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
+            case .attribute, .toOne: plain = slotValue(index)
+            }
             do {
                 try validateValue(plain, forKey: property.name)
             } catch let error as ValidationError {

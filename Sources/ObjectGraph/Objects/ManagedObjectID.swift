@@ -7,90 +7,67 @@ import Synchronization
 /// cannot. A newly inserted object has a temporary ID until it is saved or given a permanent ID with
 /// ``ManagedObjectContext/obtainPermanentIDs(for:)``.
 public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
-    /// The name of the object's entity.
-    public let entityName: String
-    /// The identifier (UUID) of the object's store; `nil` while the ID is temporary.
-    public let storeIdentifier: String?
+    /// The entity name and store identifier, shared by every ID of that entity in that store.
+    private let names: IDNames.Reference
     /// The object's key: the primary key in its store, or a process-unique number while temporary.
     public let referenceKey: Int64
-    /// A digest of the entity and store names, computed once: IDs are hashed and compared far more often than made
-    /// (every registered object, every merged result), and hashing two strings each time dominated those lookups.
-    /// Temporary IDs have unique keys and need none.
-    private let namesDigest: UInt64
+
+    /// The name of the object's entity.
+    public var entityName: String { names.pair.entityName }
+    /// The identifier (UUID) of the object's store; `nil` while the ID is temporary.
+    public var storeIdentifier: String? { names.pair.storeIdentifier }
+
+    /// The address of the names this ID shares with every ID of its entity and store (`nil` when it has names
+    /// of its own): two IDs with the same address have the same names.
+    var sharedNames: UnsafeMutableRawPointer? {
+        if case .shared(let pair) = names { return pair.toOpaque() }
+        return nil
+    }
 
     /// Whether the ID is temporary (the object was never saved).
-    public var isTemporaryID: Bool { storeIdentifier == nil }
+    public var isTemporaryID: Bool { names.pair.storeIdentifier == nil }
 
     /// Creates a permanent ID; stores call this for the objects they hold.
+    ///
+    /// The names are kept once per process (up to a bound), so that copying, hashing and comparing IDs touches no
+    /// strings; a store making an ID per row it reads should make the rest with ``withReferenceKey(_:)``.
     public init(entityName: String, storeIdentifier: String, referenceKey: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
+        self.names = IDNames.reference(entityName: entityName, storeIdentifier: storeIdentifier, interning: true)
         self.referenceKey = referenceKey
-        self.namesDigest = Self.digest(storeIdentifier, Self.digest(entityName, 0xcbf2_9ce4_8422_2325))
     }
 
     /// An ID of the same entity and store with another key: for stores making an ID per row they read (cheaper
-    /// than ``init(entityName:storeIdentifier:referenceKey:)``, which digests the names).
+    /// than ``init(entityName:storeIdentifier:referenceKey:)``, which looks the names up).
     ///
     /// - Precondition: this ID is permanent.
     public func withReferenceKey(_ referenceKey: Int64) -> ManagedObjectID {
-        precondition(storeIdentifier != nil, "a temporary ID has no store")
-        return ManagedObjectID(self, referenceKey: referenceKey)
+        precondition(!isTemporaryID, "a temporary ID has no store")
+        return ManagedObjectID(names: names, referenceKey: referenceKey)
     }
 
-    private init(_ other: ManagedObjectID, referenceKey: Int64) {
-        self.entityName = other.entityName
-        self.storeIdentifier = other.storeIdentifier
+    private init(names: IDNames.Reference, referenceKey: Int64) {
+        self.names = names
         self.referenceKey = referenceKey
-        self.namesDigest = other.namesDigest
-    }
-
-    private init(temporaryFor entityName: String, key: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = nil
-        self.referenceKey = key
-        self.namesDigest = 0
-    }
-
-    /// A digest of a string's UTF-8 bytes, eight at a time, continuing from `seed`: stores make an ID per row they
-    /// read, so this must stay far cheaper than hashing the strings. Not a defence against chosen collisions: the
-    /// digest only feeds `Hasher`, which is seeded per process, and equality still compares the names.
-    private static func digest(_ text: String, _ seed: UInt64) -> UInt64 {
-        func mix(_ value: UInt64, _ word: UInt64) -> UInt64 {
-            let product = (value ^ word) &* 0x9E37_79B9_7F4A_7C15
-            return product ^ (product >> 29)
-        }
-        var text = text
-        return text.withUTF8 { bytes in
-            let raw = UnsafeRawBufferPointer(bytes)
-            var value = mix(seed, UInt64(raw.count))
-            var offset = 0
-            while offset + 8 <= raw.count {
-                value = mix(value, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                offset += 8
-            }
-            var tail: UInt64 = 0
-            while offset < raw.count {
-                tail = tail << 8 | UInt64(raw[offset])
-                offset += 1
-            }
-            return mix(value, tail)
-        }
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(referenceKey)
-        hasher.combine(namesDigest)
+        hasher.combine(names.pair.digest)
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.referenceKey == rhs.referenceKey && lhs.namesDigest == rhs.namesDigest
-            && lhs.storeIdentifier == rhs.storeIdentifier && lhs.entityName == rhs.entityName
+        lhs.referenceKey == rhs.referenceKey && lhs.names.sameNames(as: rhs.names)
+    }
+
+    /// A new temporary ID of the same entity as another temporary ID (without looking the entity's name up).
+    static func makeTemporary(like prototype: ManagedObjectID) -> ManagedObjectID {
+        ManagedObjectID(names: prototype.names, referenceKey: TemporaryKeys.next())
     }
 
     /// A new temporary ID for an entity.
     static func makeTemporary(entityName: String) -> ManagedObjectID {
-        ManagedObjectID(temporaryFor: entityName, key: TemporaryKeys.next())
+        ManagedObjectID(names: IDNames.reference(entityName: entityName, storeIdentifier: nil, interning: true),
+                        referenceKey: TemporaryKeys.next())
     }
 
     /// The ID as Core Data writes it: `x-coredata://STORE-UUID/Entity/pN`, or `x-coredata:///Entity/tUUIDN` while
@@ -121,12 +98,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
         let entity = String(components[0]).removingPercentEncoding ?? String(components[0])
         let host = uri.host ?? ""
         if key.first == "p", !host.isEmpty, let number = Int64(key.dropFirst()) {
-            self.init(entityName: entity, storeIdentifier: host.uppercased(), referenceKey: number)
+            // Names from outside are looked up, not added: a flood of made-up URIs cannot grow the shared names.
+            self.init(names: IDNames.reference(entityName: entity, storeIdentifier: host.uppercased(), interning: false),
+                      referenceKey: number)
         } else if key.first == "t", host.isEmpty {
             let rest = key.dropFirst()
             let prefix = TemporaryKeys.processIdentifier
             guard rest.hasPrefix(prefix), let number = Int64(rest.dropFirst(prefix.count)) else { return nil }
-            self.init(temporaryFor: entity, key: number)
+            self.init(names: IDNames.reference(entityName: entity, storeIdentifier: nil, interning: false),
+                      referenceKey: number)
         } else {
             return nil
         }
@@ -136,9 +116,12 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
 
     /// Orders IDs by store, then entity, then key: the tie-break of fetches.
     public static func < (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        let same = lhs.names.sameNames(as: rhs.names)
+        if !same, lhs.storeIdentifier != rhs.storeIdentifier {
+            return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "")
+        }
         if lhs.referenceKey != rhs.referenceKey { return lhs.referenceKey < rhs.referenceKey }
-        return lhs.entityName < rhs.entityName
+        return !same && lhs.entityName < rhs.entityName
     }
 }
 
@@ -148,4 +131,94 @@ enum TemporaryKeys {
     private static let counter = Atomic<Int64>(0)
 
     static func next() -> Int64 { counter.add(1, ordering: .relaxed).newValue }
+}
+
+/// The names of IDs: one pair of entity name and store identifier per process, shared by all IDs that have it.
+///
+/// An ID holds its pair without reference counting (`Unmanaged`), because the table below keeps every pair alive
+/// for the life of the process. Copying an ID, which fetches, registries and merges do several times per object,
+/// then retains nothing. Pairs are added by stores and new objects (bounded by `limit`); names that come from
+/// outside (parsed URIs) are only looked up, and when absent, or beyond the bound, an ID owns a pair of its own.
+enum IDNames {
+    final class Pair: Sendable {
+        let entityName: String
+        let storeIdentifier: String?
+        /// A digest of both names, computed once, for hashing.
+        let digest: UInt64
+
+        init(entityName: String, storeIdentifier: String?) {
+            self.entityName = entityName
+            self.storeIdentifier = storeIdentifier
+            let entityDigest = Self.digest(entityName, 0xcbf2_9ce4_8422_2325)
+            self.digest = storeIdentifier.map { Self.digest($0, entityDigest) } ?? entityDigest
+        }
+
+        /// A digest of a string's UTF-8 bytes, eight at a time, continuing from `seed`. Not a defence against
+        /// chosen collisions: it only feeds `Hasher`, which is seeded per process, and equality compares names.
+        private static func digest(_ text: String, _ seed: UInt64) -> UInt64 {
+            func mix(_ value: UInt64, _ word: UInt64) -> UInt64 {
+                let product = (value ^ word) &* 0x9E37_79B9_7F4A_7C15
+                return product ^ (product >> 29)
+            }
+            var text = text
+            return text.withUTF8 { bytes in
+                let raw = UnsafeRawBufferPointer(bytes)
+                var value = mix(seed, UInt64(raw.count))
+                var offset = 0
+                while offset + 8 <= raw.count {
+                    value = mix(value, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    offset += 8
+                }
+                var tail: UInt64 = 0
+                while offset < raw.count {
+                    tail = tail << 8 | UInt64(raw[offset])
+                    offset += 1
+                }
+                return mix(value, tail)
+            }
+        }
+    }
+
+    enum Reference: Sendable {
+        /// A pair the table keeps alive.
+        case shared(Unmanaged<Pair>)
+        /// A pair of this ID's own.
+        case owned(Pair)
+
+        var pair: Pair {
+            switch self {
+            case .shared(let pair): pair.takeUnretainedValue()
+            case .owned(let pair): pair
+            }
+        }
+
+        func sameNames(as other: Reference) -> Bool {
+            if case .shared(let mine) = self, case .shared(let theirs) = other {
+                return mine.toOpaque() == theirs.toOpaque()  // one shared pair per distinct names
+            }
+            let (mine, theirs) = (pair, other.pair)
+            return mine === theirs || (mine.digest == theirs.digest && mine.entityName == theirs.entityName
+                && mine.storeIdentifier == theirs.storeIdentifier)
+        }
+    }
+
+    private struct Key: Hashable {
+        let entityName: String
+        let storeIdentifier: String?
+    }
+
+    /// How many pairs the table holds at most; beyond that, IDs own their pairs.
+    static let limit = 100_000
+    private static let table = Mutex<[Key: Pair]>([:])
+
+    static func reference(entityName: String, storeIdentifier: String?, interning: Bool) -> Reference {
+        let key = Key(entityName: entityName, storeIdentifier: storeIdentifier)
+        return table.withLock { pairs in
+            if let pair = pairs[key] { return .shared(Unmanaged.passUnretained(pair)) }
+            let pair = Pair(entityName: entityName, storeIdentifier: storeIdentifier)
+            guard interning, pairs.count < limit else { return .owned(pair) }
+            pairs[key] = pair
+            return .shared(Unmanaged.passUnretained(pair))
+        }
+    }
 }
