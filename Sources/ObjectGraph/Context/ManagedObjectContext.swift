@@ -327,7 +327,7 @@ extension ManagedObject {
 ///
 /// Removal leaves a hole in the order, filled in when holes outnumber the objects, so listing the objects is linear.
 struct ObjectList {
-    private var positions: [ObjectIdentifier: Int] = [:]
+    private var positions = AddressTable()
     private var items: [ManagedObject?] = []
 
     var isEmpty: Bool { positions.isEmpty }
@@ -336,9 +336,7 @@ struct ObjectList {
     func contains(_ object: ManagedObject) -> Bool { positions[ObjectIdentifier(object)] != nil }
 
     mutating func add(_ object: ManagedObject) {
-        let key = ObjectIdentifier(object)
-        guard positions[key] == nil else { return }
-        positions[key] = items.count
+        guard positions.insert(items.count, forKey: ObjectIdentifier(object)) else { return }
         items.append(object)
     }
 
@@ -350,7 +348,9 @@ struct ObjectList {
         } else if items.count > 32, items.count > 2 * positions.count {
             let live = items.compactMap { $0 }
             items = live
-            for (position, object) in live.enumerated() { positions[ObjectIdentifier(object)] = position }
+            for (position, object) in live.enumerated() {
+                positions.updateValue(position, forKey: ObjectIdentifier(object))
+            }
         }
     }
 

@@ -25,7 +25,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
     }
 
     /// Whether the ID is temporary (the object was never saved).
-    public var isTemporaryID: Bool { names.pair.storeIdentifier == nil }
+    public var isTemporaryID: Bool { names.read(\.isTemporary) }
 
     /// Creates a permanent ID; stores call this for the objects they hold.
     ///
@@ -52,7 +52,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(referenceKey)
-        hasher.combine(names.pair.digest)
+        hasher.combine(names.read(\.digest))
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
@@ -145,10 +145,13 @@ enum IDNames {
         let storeIdentifier: String?
         /// A digest of both names, computed once, for hashing.
         let digest: UInt64
+        /// Whether the pair is of temporary IDs (no store).
+        let isTemporary: Bool
 
         init(entityName: String, storeIdentifier: String?) {
             self.entityName = entityName
             self.storeIdentifier = storeIdentifier
+            self.isTemporary = storeIdentifier == nil
             let entityDigest = Self.digest(entityName, 0xcbf2_9ce4_8422_2325)
             self.digest = storeIdentifier.map { Self.digest($0, entityDigest) } ?? entityDigest
         }
@@ -189,6 +192,15 @@ enum IDNames {
             switch self {
             case .shared(let pair): pair.takeUnretainedValue()
             case .owned(let pair): pair
+            }
+        }
+
+        /// Reads a field of the pair without retaining it (IDs read these per object in fetches and saves).
+        @inline(__always)
+        func read<Value>(_ field: (Pair) -> Value) -> Value {
+            switch self {
+            case .shared(let pair): pair._withUnsafeGuaranteedRef(field)
+            case .owned(let pair): field(pair)
             }
         }
 
