@@ -230,11 +230,23 @@ extension ManagedObjectContext {
     private func makeRecord(_ object: ManagedObject, id: ManagedObjectID, version: Int64, store: PersistentStore,
                             idOf: (ManagedObject) -> ManagedObjectID) throws -> StoreRecord {
         let layout = object.entity.layout
-        var values: [String: any Sendable] = Dictionary(minimumCapacity: layout.properties.count)
+        let slots = object.slots
+        let order = layout.recordVisitOrder
+        var visited = 0
+        var missing: [Int] = []
+        var values = layout.recordPrototype.mapValues { placeholder -> any Sendable in
+            let slot = order[visited]
+            visited += 1
+            if let value = slots[slot] { return assumeSendable(value) }
+            missing.append(slot)
+            return placeholder
+        }
+        for slot in missing { values[layout.properties[slot].name] = nil }
+        guard layout.hasRelationships else { return StoreRecord(objectID: id, version: version, values: values) }
         for (index, property) in layout.properties.enumerated() {
             switch layout.kinds[index] {
-            case .attribute(isTransient: false):
-                if let value = object.slots[index] { values[property.name] = assumeSendable(value) }
+            case .attribute:
+                continue
             case .toOne, .toMany:
                 let relationship = property as! RelationshipDescription
                 if relationship.isTransient { continue }
@@ -254,7 +266,7 @@ extension ManagedObjectContext {
                 } else if let first = ids.first {
                     values[property.name] = first
                 }
-            case .attribute(isTransient: true), .other:
+            case .other:
                 continue
             }
         }

@@ -139,6 +139,12 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         /// For each attribute whose only rules are its type and optionality, those two: validating a value of the
         /// canonical type (or nil, where allowed) then needs nothing else.
         let typeOnlyRules: [(type: AttributeType, isOptional: Bool)?]
+        /// The stored attributes' names, each with its slot as a placeholder value. A record's values are this
+        /// dictionary's `mapValues`, which keeps its hash table: building a record for a save hashes no names.
+        let recordPrototype: [String: any Sendable]
+        /// The slot of each entry of `recordPrototype`, in the order its `mapValues` visits them (always the same
+        /// for one dictionary that is never changed).
+        let recordVisitOrder: [Int]
         /// A temporary ID of the entity, whose names new objects' IDs share.
         let temporaryID: ManagedObjectID
         /// The type of each attribute (`nil` for other properties).
@@ -181,6 +187,18 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
             self.kinds = kinds
             temporaryID = ManagedObjectID.makeTemporary(entityName: entity.name)
+            // Room for the relationships too, which a save adds by name.
+            var prototype: [String: any Sendable] = Dictionary(minimumCapacity: properties.count)
+            for (index, kind) in kinds.enumerated() {
+                if case .attribute(isTransient: false) = kind { prototype[properties[index].name] = index }
+            }
+            var order: [Int] = []
+            _ = prototype.mapValues { placeholder -> any Sendable in
+                order.append(placeholder as! Int)
+                return placeholder
+            }
+            recordPrototype = prototype
+            recordVisitOrder = order
             attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
             typeOnlyRules = properties.map { property in
                 guard let attribute = property as? AttributeDescription, attribute.minimumValue == nil,

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 
 /// The `INSERT` and `UPDATE` of one entity's rows, with the record values they bind.
-struct RowWriter {
+final class RowWriter {  // a class: the save loop holds it per row without copying its tables
     private enum Source {
         case attribute(String, ColumnKind)
         case foreignKey(String)

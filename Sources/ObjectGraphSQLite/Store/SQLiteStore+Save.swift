@@ -138,8 +138,8 @@ extension SQLiteStore {
     private func writeRows(_ records: [StoreRecord], inserting: Bool) throws {
         let connection = try openConnection()
         var current: (name: String, writer: RowWriter, statement: SQLiteStatement)?
-        for record in records {
-            let id = record.objectID
+        for index in records.indices {
+            let id = records[index].objectID
             if current?.name != id.entityName {
                 guard let mapping = schema.entities[id.entityName], schema.hasTable(mapping.table.name) else {
                     throw StoreError(code: .entityNotInConfiguration,
@@ -153,11 +153,11 @@ extension SQLiteStore {
             if inserting {
                 try statement.bind(id.referenceKey, at: 1)
                 try statement.bind(writer.number, at: 2)
-                try statement.bind(record.version, at: 3)
-                _ = try writer.bindValues(of: record, to: statement, from: 4, schema: schema)
+                try statement.bind(records[index].version, at: 3)
+                _ = try writer.bindValues(of: records[index], to: statement, from: 4, schema: schema)
             } else {
-                try statement.bind(record.version + 1, at: 1)
-                let next = try writer.bindValues(of: record, to: statement, from: 2, schema: schema)
+                try statement.bind(records[index].version + 1, at: 1)
+                let next = try writer.bindValues(of: records[index], to: statement, from: 2, schema: schema)
                 try statement.bind(id.referenceKey, at: next)
             }
             try statement.run()
@@ -175,13 +175,17 @@ extension SQLiteStore {
     /// Order columns of ordered one-to-many relationships, and the owner side's join-table rows.
     private func writeToManyRows(_ records: [StoreRecord], inserting: Bool) throws {
         let connection = try openConnection()
+        guard schema.entities.values.contains(where: { !$0.toManys.isEmpty }) else { return }
         var last: (name: String, mapping: EntityMapping?)?
-        for record in records {
+        // By position: a loop over the records would copy each one (its values) only to read a few fields.
+        for index in records.indices {
             // Records come grouped by entity: look the mapping up once per run.
-            if last?.name != record.objectID.entityName {
-                last = (record.objectID.entityName, schema.entities[record.objectID.entityName])
+            let entityName = records[index].objectID.entityName
+            if last?.name != entityName {
+                last = (entityName, schema.entities[entityName])
             }
             guard let mapping = last?.mapping, !mapping.toManys.isEmpty else { continue }
+            let record = records[index]
             for toMany in mapping.toManys {
                 let ids = record.values[toMany.relationship.name] as? [ManagedObjectID] ?? []
                 switch toMany.link {
@@ -221,14 +225,19 @@ extension SQLiteStore {
     private func raiseKeyCounters(_ records: [StoreRecord]) throws {
         var highest: [Int64: Int64] = [:]
         var last: (name: String, root: Int64?)?
-        for record in records {
-            if last?.name != record.objectID.entityName {
-                let mapping = schema.entities[record.objectID.entityName]
-                last = (record.objectID.entityName, mapping.map { schema.mapping($0.table.root).number })
+        var lastHighest: Int64 = 0
+        for index in records.indices {
+            let id = records[index].objectID
+            let entityName = id.entityName
+            if last?.name != entityName {
+                if let root = last?.root { highest[root] = max(highest[root] ?? 0, lastHighest) }
+                let mapping = schema.entities[entityName]
+                last = (entityName, mapping.map { schema.mapping($0.table.root).number })
+                lastHighest = 0
             }
-            guard let root = last?.root else { continue }
-            highest[root] = max(highest[root] ?? 0, record.objectID.referenceKey)
+            lastHighest = max(lastHighest, id.referenceKey)
         }
+        if let root = last?.root { highest[root] = max(highest[root] ?? 0, lastHighest) }
         let statement = try openConnection().prepare(
             "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?")
         for (root, key) in highest {
