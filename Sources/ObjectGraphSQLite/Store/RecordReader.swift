@@ -145,7 +145,7 @@ struct RecordReader {
 
     /// The record of the current row, whose key, entity number and entity name the caller read.
     func record(_ statement: SQLiteStatement, id: ManagedObjectID, entityNumber: Int64,
-                schema: SQLiteSchema, storeIdentifier: String) -> StoreRecord {
+                schema: SQLiteSchema, ids: StoreIDs) -> StoreRecord {
         let plan: EntityPlan
         if let onlyPlan, onlyPlan.number == entityNumber {
             plan = onlyPlan
@@ -190,7 +190,7 @@ struct RecordReader {
                 if let value = ValueCoding.read(statement, at: column, kind: kind) { return value }
             case nil:
                 if let value = Self.relationship(plan.fields[position], statement: statement, schema: schema,
-                                                 storeIdentifier: storeIdentifier)
+                                                 ids: ids)
                 {
                     return value
                 }
@@ -212,33 +212,33 @@ struct RecordReader {
 
     /// A relationship field of the current row: a destination ID, or a list of them; `nil` for none.
     private static func relationship(_ field: Field, statement: SQLiteStatement, schema: SQLiteSchema,
-                                     storeIdentifier: String) -> (any Sendable)? {
+                                     ids: StoreIDs) -> (any Sendable)? {
         switch field.value {
         case .attribute:
             return nil
         case .toOne(let entityIndex, let destination):
             guard !statement.isNull(at: field.index) else { return nil }
-            var name = destination
+            let key = statement.int64(at: field.index)
             if let entityIndex, !statement.isNull(at: entityIndex),
-                let actual = schema.entityNames[statement.int64(at: entityIndex)]
+                let id = ids.id(entityNumber: statement.int64(at: entityIndex), key: key)
             {
-                name = actual
+                return id
             }
-            return ManagedObjectID(entityName: name, storeIdentifier: storeIdentifier,
-                                   referenceKey: statement.int64(at: field.index))
+            return ids.id(entityName: destination, key: key)
         case .toMany(let destination):
             guard let list = statement.string(at: field.index), !list.isEmpty else { return nil }
-            return parseList(list, destination: destination, schema: schema, storeIdentifier: storeIdentifier)
+            return parseList(list, destination: destination, ids: ids)
         }
     }
 
-    private static func parseList(_ list: String, destination: String, schema: SQLiteSchema,
-                                  storeIdentifier: String) -> [ManagedObjectID] {
+    private static func parseList(_ list: String, destination: String, ids: StoreIDs) -> [ManagedObjectID] {
         list.split(separator: ",").compactMap { item in
             let parts = item.split(separator: ":")
             guard let key = parts.first.flatMap({ Int64($0) }) else { return nil }
-            let name = parts.count > 1 ? Int64(parts[1]).flatMap { schema.entityNames[$0] } ?? destination : destination
-            return ManagedObjectID(entityName: name, storeIdentifier: storeIdentifier, referenceKey: key)
+            if parts.count > 1, let number = Int64(parts[1]), let id = ids.id(entityNumber: number, key: key) {
+                return id
+            }
+            return ids.id(entityName: destination, key: key)
         }
     }
 }

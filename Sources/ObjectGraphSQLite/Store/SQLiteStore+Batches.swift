@@ -64,7 +64,7 @@ extension SQLiteStore {
                 statement.int64(at: 1) == mapping.number
             else { continue }
             records.append(reader.record(statement, id: id, entityNumber: mapping.number, schema: schema,
-                                         storeIdentifier: identifier))
+                                         ids: storeIDs()))
         }
     }
 

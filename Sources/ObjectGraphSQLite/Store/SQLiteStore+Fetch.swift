@@ -18,27 +18,15 @@ extension SQLiteStore {
             let statement = try connection.prepare(query.sql)
             defer { statement.reset() }
             try statement.bind(query.bindings)
-            let names = schema.entityNames
-            let identifier = identifier
+            let ids = storeIDs()
             let reader = query.reader
             let schema: SQLiteSchema = schema
-            var lastNumber: Int64 = -1
-            // An ID of the last row's entity: the next row's ID of the same entity is made from it.
-            var lastID: ManagedObjectID?
             while try statement.step() == .row {
-                let number = statement.int64(at: 1)
-                let key = statement.int64(at: 0)
-                let id: ManagedObjectID
-                if number == lastNumber, let lastID {
-                    id = lastID.withReferenceKey(key)
-                } else {
-                    guard let name = names[number] else { continue }
-                    lastNumber = number
-                    id = ManagedObjectID(entityName: name, storeIdentifier: identifier, referenceKey: key)
+                guard let id = ids.id(entityNumber: statement.int64(at: 1), key: statement.int64(at: 0)) else {
+                    continue
                 }
-                lastID = id
-                let record = reader?.record(statement, id: id, entityNumber: number, schema: schema,
-                                            storeIdentifier: identifier)
+                let record = reader?.record(statement, id: id, entityNumber: statement.int64(at: 1), schema: schema,
+                                            ids: ids)
                 let sortValues = query.sortColumns.isEmpty
                     ? [] : query.sortColumns.map { ValueCoding.read(statement, at: $0.index, kind: $0.kind) }
                 results.append(StoreFetchResult(objectID: id, sortValues: sortValues, record: record))
@@ -48,6 +36,14 @@ extension SQLiteStore {
         if isComplete { return results }
         // The query read every record (the reader reads all values when memory must finish the job).
         return try finishInMemory(results.map { ($0.objectID, $0.record!) }, request: request)
+    }
+
+    /// The maker of this store's IDs (kept until the store's identifier changes).
+    func storeIDs() -> StoreIDs {
+        if let made = madeIDs, made.storeIdentifier == identifier { return made }
+        let made = StoreIDs(schema: schema, storeIdentifier: identifier)
+        madeIDs = made
+        return made
     }
 
     /// The compiled query of a request, cached by the request's shape and constants (at most 128 of them).
@@ -145,7 +141,7 @@ extension SQLiteStore {
             defer { statement.reset() }
             guard try statement.step() == .row, statement.int64(at: 1) == mapping.number else { return nil }
             return reader.record(statement, id: objectID, entityNumber: mapping.number, schema: schema,
-                                 storeIdentifier: identifier)
+                                 ids: storeIDs())
         }
     }
 

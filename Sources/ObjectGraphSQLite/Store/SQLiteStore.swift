@@ -41,7 +41,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     /// The open connection; `nil` before ``loadMetadata()`` and after ``didRemove()``.
     var connection: SQLiteConnection?
     /// The model's mapping onto the file's tables.
-    var schema: SQLiteSchema!
+    var schema: SQLiteSchema! { didSet { madeIDs = nil } }
     /// Whether a prepared save's transaction is open.
     var hasOpenSave = false
     /// Saves committed through this store, for ``contentToken()``.
@@ -52,6 +52,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var batchQueries: [String: (String, RecordReader)] = [:]
     /// Compiled fetches, by request.
     var fetchQueries: [FetchQueryKey: FetchQuery] = [:]
+    /// Prototype IDs per entity (see ``storeIDs()``).
+    var madeIDs: StoreIDs?
     /// The `INSERT`/`UPDATE` writers, by entity number.
     var rowWriters: [Int64: RowWriter] = [:]
 
