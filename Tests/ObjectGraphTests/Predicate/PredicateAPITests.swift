@@ -5,6 +5,31 @@ import Testing
 
 @Suite("Predicate API")
 struct PredicateAPITests {
+    /// The compiled form is made once and shared: threads evaluating a new predicate at the same time race to
+    /// make it, one copy is kept, and every evaluation is right. A predicate that fails to compile fails each time.
+    @Test func threadsRacingToCompileAPredicateAllEvaluateItRight() async throws {
+        for round in 0..<50 {
+            let predicate = try ObjectPredicate(format: "n >= %d AND name != 'skip'", round)
+            let counts = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        (0..<100).filter { n in
+                            (try? predicate.evaluate(with: ["n": n, "name": n % 10 == 0 ? "skip" : "keep"])) == true
+                        }.count
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let expected = (round..<100).filter { $0 % 10 != 0 }.count
+            #expect(counts == Array(repeating: expected, count: 8))
+            #expect(try predicate.compiled() === predicate.compiled())
+        }
+        let unbound = try ObjectPredicate(format: "n == $LIMIT")
+        for _ in 0..<2 {
+            #expect(throws: ObjectPredicateError.self) { try unbound.evaluate(with: ["n": 1]) }
+        }
+    }
+
     @Test func buildersMatchTheParsedForm() throws {
         let built = ObjectPredicate.and([
             .comparison(.keyPath("age"), .greaterThan, .constant(.integer(30))),
