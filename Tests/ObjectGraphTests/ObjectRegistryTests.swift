@@ -48,6 +48,32 @@ struct ObjectRegistryTests {
         #expect(registry.count == 0 && registry.values.isEmpty && registry[id(2)] == nil)
     }
 
+    @Test func lookingUpOrInsertingMakesAnObjectOnlyForAnIDWithoutOne() {
+        let registry = ObjectRegistry()
+        var made = 0
+        func lookUp(_ id: ManagedObjectID) -> ManagedObject {
+            registry.object(for: id) {
+                made += 1
+                return object(id)
+            }
+        }
+        let first = lookUp(id(1))
+        #expect(made == 1 && registry.count == 1 && registry[id(1)] === first)
+        #expect(lookUp(id(1)) === first && made == 1)
+        // Keys in the table, in the dictionary (far), and a key of the table's range held by the dictionary.
+        let far = lookUp(id(9_000_000))
+        #expect(lookUp(id(9_000_000)) === far && made == 2)
+        let keys = (Int64(2)...Int64(2_000)).map { lookUp(id($0)) }
+        #expect(made == 2_001 && registry.count == 2_001)
+        #expect((Int64(2)...Int64(2_000)).allSatisfy { registry[id($0)] === keys[Int($0) - 2] })
+        #expect(lookUp(id(1_500)) === keys[1_498] && made == 2_001)
+        let early = ObjectRegistry()
+        let kept = object(id(3_000))
+        early[id(3_000)] = kept  // past what its table may hold yet: in the dictionary
+        for key in Int64(1)...Int64(3_100) where key != 3_000 { early[id(key)] = object(id(key)) }
+        #expect(early.object(for: id(3_000)) { object(id(3_000)) } === kept && early.count == 3_100)
+    }
+
     @Test func aKeyRegisteredBeforeTheTableReachedItIsFoundAndCountedOnce() {
         let registry = ObjectRegistry()
         let far = id(50_000)

@@ -118,10 +118,7 @@ public final class ManagedObjectContext {
 
     /// The object with an ID: the registered one, or a fault that loads on first access (not checked to exist).
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
-        if let object = registered[objectID] { return object }
-        let fault = makeFault(for: objectID)
-        registered[objectID] = fault
-        return fault
+        registered.object(for: objectID) { makeFault(for: objectID) }
     }
 
     /// A new fault for an object ID (not yet registered).

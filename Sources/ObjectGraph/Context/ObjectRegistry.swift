@@ -70,6 +70,27 @@ final class ObjectRegistry {
         }
     }
 
+    /// The object registered under an ID, or the one `make` returns, registered now: one lookup where a read and
+    /// then a write would make two (a fetch does this for every result).
+    func object(for id: ManagedObjectID, orInsert make: () -> ManagedObject) -> ManagedObject {
+        if let index = table(for: id, create: true), let slot = tables[index].slot(of: id.referenceKey),
+            slot < tables[index].objects.count
+        {
+            if let object = tables[index].objects[slot] { return object }
+            if others.isEmpty {
+                let object = make()
+                tables[index].objects[slot] = object
+                tables[index].live += 1
+                count += 1
+                return object
+            }
+        }
+        if let object = self[id] { return object }
+        let object = make()
+        self[id] = object
+        return object
+    }
+
     private func insert(_ object: ManagedObject, for id: ManagedObjectID) {
         if let index = table(for: id, create: true), tables[index].isTemporary, tables[index].live == 0 {
             tables[index].base = id.referenceKey
