@@ -235,9 +235,9 @@ public final class ManagedObjectContext {
                 }
             }
             return object
-        case .result(let stored):
-            return materialize(stored.objectID, record: withValues ? stored.record : nil, asFault: asFault,
-                               generation: generation)
+        case .result(let results, let index):
+            return materialize(results.results[index].objectID, record: withValues ? results.results[index].record : nil,
+                               asFault: asFault, generation: generation)
         }
     }
 

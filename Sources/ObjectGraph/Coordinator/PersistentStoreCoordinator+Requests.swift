@@ -7,8 +7,18 @@ struct MergedFetchResult {
         /// An atomic store's record, by its position in the rows of the fetch's order (no copy of the record);
         /// `includesValues` false: the request wanted the ID only.
         case record(AtomicStore.OrderRows, Int, includesValues: Bool)
-        /// What another store returned (boxed: most results are records, and this keeps them small).
-        indirect case result(StoreFetchResult)
+        /// What another store returned, by position in its results (shared by all of them: no box per result).
+        case result(StoreResults, Int)
+    }
+
+    /// One store's fetch results, shared by the merged results that point into them.
+    final class StoreResults: Sendable {
+        static let none = StoreResults([])
+        let results: [StoreFetchResult]
+
+        init(_ results: [StoreFetchResult]) {
+            self.results = results
+        }
     }
 
     var row: Row
@@ -18,7 +28,7 @@ struct MergedFetchResult {
     var objectID: ManagedObjectID {
         switch row {
         case .record(let rows, let index, _): rows.objectID(at: index)
-        case .result(let result): result.objectID
+        case .result(let results, let index): results.results[index].objectID
         }
     }
 
@@ -26,7 +36,7 @@ struct MergedFetchResult {
     var record: StoreRecord? {
         switch row {
         case .record(let rows, let index, let includesValues): includesValues ? rows.record(at: index) : nil
-        case .result(let result): result.record
+        case .result(let results, let index): results.results[index].record
         }
     }
 }
@@ -38,7 +48,7 @@ struct MergeSource {
     private let storeIndex: Int
     private var cursor: AtomicStore.Cursor?
     private var mergedCursor: MergedOrder.Cursor?
-    private var results: [StoreFetchResult]
+    private var results: MergedFetchResult.StoreResults
     private var prepared: [SortValue]
     private let width: Int
     private var position = 0
@@ -46,7 +56,7 @@ struct MergeSource {
     init(storeIndex: Int, cursor: AtomicStore.Cursor) {
         self.storeIndex = storeIndex
         self.cursor = cursor
-        self.results = []
+        self.results = .none
         self.prepared = []
         self.width = 0
     }
@@ -54,7 +64,7 @@ struct MergeSource {
     init(merged cursor: MergedOrder.Cursor) {
         self.storeIndex = 0
         self.mergedCursor = cursor
-        self.results = []
+        self.results = .none
         self.prepared = []
         self.width = 0
     }
@@ -62,7 +72,7 @@ struct MergeSource {
     init(storeIndex: Int, results: [StoreFetchResult], sortKeys: [SortKey]) {
         self.storeIndex = storeIndex
         self.cursor = nil
-        self.results = results
+        self.results = MergedFetchResult.StoreResults(results)
         self.width = sortKeys.count
         var prepared: [SortValue] = []
         prepared.reserveCapacity(results.count * sortKeys.count)
@@ -80,7 +90,7 @@ struct MergeSource {
             return passed
         }
         if mergedCursor != nil { return try mergedCursor!.skip(count) }
-        let passed = max(0, min(count, results.count - position))
+        let passed = max(0, min(count, results.results.count - position))
         position += passed
         return passed
     }
@@ -92,9 +102,9 @@ struct MergeSource {
             return (.record(cursor!.rows, index, includesValues: cursor!.includesValues), values, storeIndex)
         }
         if mergedCursor != nil { return try mergedCursor!.next() }
-        guard position < results.count else { return nil }
+        guard position < results.results.count else { return nil }
         defer { position += 1 }
-        return (.result(results[position]), prepared[(position * width)..<(position * width + width)], storeIndex)
+        return (.result(results, position), prepared[(position * width)..<(position * width + width)], storeIndex)
     }
 
     /// The next result and its store's position in add order, without sort values (a merge of one source).
@@ -105,9 +115,9 @@ struct MergeSource {
                                      storeIndex: storeIndex)
         }
         if mergedCursor != nil { return try mergedCursor!.nextResult() }
-        guard position < results.count else { return nil }
+        guard position < results.results.count else { return nil }
         defer { position += 1 }
-        return MergedFetchResult(row: .result(results[position]), storeIndex: storeIndex)
+        return MergedFetchResult(row: .result(results, position), storeIndex: storeIndex)
     }
 }
 
