@@ -54,7 +54,7 @@ extension ManagedObjectContext {
             offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
             includesValues: true, propertiesToFetch: request.propertiesToFetch)
         return try results.map { merged in
-            if let record = merged.record { return record }
+            if let record = merged.takeRecord() { return record }
             return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
         }
     }

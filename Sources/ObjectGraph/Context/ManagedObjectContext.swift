@@ -236,7 +236,7 @@ public final class ManagedObjectContext {
             }
             return object
         case .result(let results, let index):
-            return materialize(results.results[index].objectID, record: withValues ? results.results[index].record : nil,
+            return materialize(results.results[index].objectID, record: withValues ? results.takeRecord(at: index) : nil,
                                asFault: asFault, generation: generation)
         }
     }

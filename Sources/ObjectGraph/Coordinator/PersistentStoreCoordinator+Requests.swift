@@ -12,12 +12,30 @@ struct MergedFetchResult {
     }
 
     /// One store's fetch results, shared by the merged results that point into them.
-    final class StoreResults: Sendable {
+    ///
+    /// A fetch's caller hands each record over to its object with ``takeRecord(at:)`` rather than copying it: the
+    /// records were written long before (a large fetch's are out of the cache by then), and a copy's retain, and
+    /// the release when the results go away, each cost a cache miss per record.
+    final class StoreResults: @unchecked Sendable {  // changed only by the one fetch that made it, on its thread
         static let none = StoreResults([])
-        let results: [StoreFetchResult]
+        private(set) var results: [StoreFetchResult]
 
         init(_ results: [StoreFetchResult]) {
             self.results = results
+        }
+
+        /// Moves a result's record out (later reads of it see none).
+        func takeRecord(at index: Int) -> StoreRecord? {
+            results[index].record.take()
+        }
+    }
+
+    /// ``record``, moved out of the store's results rather than copied: for the caller that makes the one object
+    /// (or the one record) of this result.
+    func takeRecord() -> StoreRecord? {
+        switch row {
+        case .record(let rows, let index, let includesValues): includesValues ? rows.record(at: index) : nil
+        case .result(let results, let index): results.takeRecord(at: index)
         }
     }
 
