@@ -420,9 +420,11 @@ extension PersistentStoreCoordinator {
     /// New permanent IDs for objects of an entity in a store.
     func newObjectIDs(entityName: String, in store: PersistentStore, count: Int) throws -> [ManagedObjectID] {
         try performAndWait {
-            try store.newReferenceKeys(forEntityName: entityName, count: count).map {
-                store.objectID(forEntityName: entityName, referenceKey: $0)
-            }
+            let keys = try store.newReferenceKeys(forEntityName: entityName, count: count)
+            guard let first = keys.first else { return [] }
+            // The names are looked up once; the other IDs share them.
+            let prototype = store.objectID(forEntityName: entityName, referenceKey: first)
+            return keys.map { prototype.withReferenceKey($0) }
         }
     }
 
