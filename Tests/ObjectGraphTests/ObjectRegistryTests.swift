@@ -145,5 +145,18 @@ struct ManagedObjectIDNameTests {
         let again = try #require(ManagedObjectID(uriRepresentation: uri))
         #expect(again.sharedNames == made.sharedNames && again == parsed)
         #expect(again.entityName == "Session" && again.storeIdentifier == store && again.referenceKey == 7)
+
+        // A registry finds an object registered under the store's ID by the ID parsed before, and the other way.
+        let registry = ObjectRegistry()
+        let entity = EntityDescription(name: "Session")
+        let object = ManagedObject(entity: entity, insertInto: nil)
+        registry[made] = object
+        #expect(registry[parsed] === object)
+        #expect(registry.object(for: parsed) { ManagedObject(entity: entity, insertInto: nil) } === object)
+        let olderURI = try #require(URL(string: "x-coredata://\(UUID().uuidString)/Session/p1"))
+        let older = try #require(ManagedObjectID(uriRepresentation: olderURI))
+        registry[older] = object
+        let sameNames = ManagedObjectID(entityName: "Session", storeIdentifier: older.storeIdentifier!, referenceKey: 1)
+        #expect(registry[sameNames] === object && registry.count == 2)
     }
 }

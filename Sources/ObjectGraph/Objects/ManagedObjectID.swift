@@ -20,8 +20,14 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
     /// The address of the names this ID shares with every ID of its entity and store (`nil` when it has names
     /// of its own): two IDs with the same address have the same names.
     var sharedNames: UnsafeMutableRawPointer? {
-        if case .shared(let pair) = names { return pair.toOpaque() }
-        return nil
+        switch names {
+        case .shared(let pair):
+            return pair.toOpaque()
+        case .owned(let pair):
+            // Made before its names were shared (a URI parsed before its store was known): the shared pair of the
+            // same names, when there is one now, so that it finds what IDs made since are registered under.
+            return IDNames.shared(entityName: pair.entityName, storeIdentifier: pair.storeIdentifier)?.toOpaque()
+        }
     }
 
     /// Whether the ID is temporary (the object was never saved).
@@ -222,6 +228,12 @@ enum IDNames {
     /// How many pairs the table holds at most; beyond that, IDs own their pairs.
     static let limit = 100_000
     private static let table = Mutex<[Key: Pair]>([:])
+
+    /// The shared pair of these names, if there is one.
+    static func shared(entityName: String, storeIdentifier: String?) -> Unmanaged<Pair>? {
+        let key = Key(entityName: entityName, storeIdentifier: storeIdentifier)
+        return table.withLock { pairs in pairs[key].map { Unmanaged.passUnretained($0) } }
+    }
 
     static func reference(entityName: String, storeIdentifier: String?, interning: Bool) -> Reference {
         let key = Key(entityName: entityName, storeIdentifier: storeIdentifier)
