@@ -79,13 +79,21 @@ struct StoreConformanceTests {
         #expect(loaded[0].value(forKey: "title") as? String == "Old")
     }
 
-    @Test(arguments: StoreKind.all)
-    func faultsOfASortedWholeFetchFireWithTheirOwnValuesAndSaveOnTheirVersion(kind: StoreKind) throws {
+    /// A fixture whose store holds the saved sessions g0, g1, … titled by `title(index)`, and the context that
+    /// saved them.
+    private func savedSessions(_ kind: StoreKind, count: Int,
+                               title: (Int) -> String) throws -> (Fixture, ManagedObjectContext) {
         let fixture = Fixture(kind)
         try fixture.addStore()
         let writer = fixture.context()
-        for index in 0..<40 { _ = writer.makeSession("g\(index)", title: "T\(index % 7)-\(index)") }
+        for index in 0..<count { _ = writer.makeSession("g\(index)", title: title(index)) }
         try writer.save()
+        return (fixture, writer)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func faultsOfASortedWholeFetchFireWithTheirOwnValuesAndSaveOnTheirVersion(kind: StoreKind) throws {
+        let (fixture, writer) = try savedSessions(kind, count: 40) { "T\($0 % 7)-\($0)" }
         let edited = try #require(try writer.all("Session").first { $0.value(forKey: "guid") as? String == "g5" })
         edited.setValue("T5-5 edited", forKey: "title")
         try writer.save()  // g5 is at version 2 now
@@ -109,11 +117,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: StoreKind.all)
     func objectsThatOutliveTheirContextHaveNoContextAndStillFire(kind: StoreKind) throws {
-        let fixture = Fixture(kind)
-        try fixture.addStore()
-        let writer = fixture.context()
-        for index in 0..<10 { _ = writer.makeSession("g\(index)", title: "T\(index)") }
-        try writer.save()
+        let (fixture, _) = try savedSessions(kind, count: 10) { "T\($0)" }
         var objects: [ManagedObject] = []
         weak var gone: ManagedObjectContext?
         do {

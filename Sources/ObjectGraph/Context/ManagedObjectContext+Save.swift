@@ -231,17 +231,8 @@ extension ManagedObjectContext {
                             idOf: (ManagedObject) -> ManagedObjectID) throws -> StoreRecord {
         let layout = object.entity.layout
         let slots = object.slots
-        let order = layout.recordVisitOrder
-        var visited = 0
-        var missing: [Int] = []
-        var values = layout.recordPrototype.mapValues { placeholder -> any Sendable in
-            let slot = order[visited]
-            visited += 1
-            if let value = slots[slot] { return assumeSendable(value) }
-            missing.append(slot)
-            return placeholder
-        }
-        for slot in missing { values[layout.properties[slot].name] = nil }
+        let recordSlots = layout.recordSlots
+        var values = layout.recordPrototype.values { position in slots[recordSlots[position]].map(assumeSendable) }
         guard layout.hasRelationships else { return StoreRecord(objectID: id, version: version, values: values) }
         for (index, property) in layout.properties.enumerated() {
             switch layout.kinds[index] {

@@ -22,6 +22,11 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkMutable() } }
 
     /// Creates an attribute.
+    /// Whether values are checked for more than their type and presence (range, length, pattern, predicates).
+    var hasRulesBeyondType: Bool {
+        minimumValue != nil || maximumValue != nil || regularExpression != nil || !validationPredicates.isEmpty
+    }
+
     public init(name: String, type: AttributeType, isOptional: Bool = true, defaultValue: (any Sendable)? = nil) {
         self.attributeType = type
         super.init(name: name)

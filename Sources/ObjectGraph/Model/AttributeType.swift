@@ -49,6 +49,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     /// Converts a value to this type's canonical representation, or returns `nil` when it cannot be converted
     /// without loss (a string for an integer attribute, 3.5 for an integer, 70000 for `integer16`).
     public func coerce(_ value: Any) -> (any Sendable)? {
+        if isCanonical(value) { return assumeSendable(value) }  // already converted: no casts
         switch self {
         case .integer16, .integer32, .integer64:
             guard let int = Self.integer(from: value), let range = integerRange, range.contains(int) else { return nil }

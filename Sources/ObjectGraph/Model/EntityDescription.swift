@@ -136,15 +136,13 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let toManySlots: [Int]
         /// Whether the entity has relationships of either kind.
         let hasRelationships: Bool
-        /// For each attribute whose only rules are its type and optionality, those two: validating a value of the
-        /// canonical type (or nil, where allowed) then needs nothing else.
-        let typeOnlyRules: [(type: AttributeType, isOptional: Bool)?]
-        /// The stored attributes' names, each with its slot as a placeholder value. A record's values are this
-        /// dictionary's `mapValues`, which keeps its hash table: building a record for a save hashes no names.
-        let recordPrototype: [String: any Sendable]
-        /// The slot of each entry of `recordPrototype`, in the order its `mapValues` visits them (always the same
-        /// for one dictionary that is never changed).
-        let recordVisitOrder: [Int]
+        /// For each attribute whose only rules are its type and optionality, whether it is optional: validating a
+        /// value of the canonical type (or nil, where allowed) then needs nothing else. `nil` for other slots.
+        let typeOnlyOptionality: [Bool?]
+        /// The stored attributes' names: a save builds each record's values from it without hashing a name.
+        let recordPrototype: RecordPrototype
+        /// The slot of each of `recordPrototype`'s keys, by position.
+        let recordSlots: [Int]
         /// A temporary ID of the entity, whose names new objects' IDs share.
         let temporaryID: ManagedObjectID
         /// The type of each attribute (`nil` for other properties).
@@ -187,25 +185,18 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
             self.kinds = kinds
             temporaryID = ManagedObjectID.makeTemporary(entityName: entity.name)
+            let names = properties.map(\.name)
+            let storedAttributes = kinds.indices.filter {
+                if case .attribute(isTransient: false) = kinds[$0] { true } else { false }
+            }
+            recordSlots = storedAttributes
             // Room for the relationships too, which a save adds by name.
-            var prototype: [String: any Sendable] = Dictionary(minimumCapacity: properties.count)
-            for (index, kind) in kinds.enumerated() {
-                if case .attribute(isTransient: false) = kind { prototype[properties[index].name] = index }
-            }
-            var order: [Int] = []
-            _ = prototype.mapValues { placeholder -> any Sendable in
-                order.append(placeholder as! Int)
-                return placeholder
-            }
-            recordPrototype = prototype
-            recordVisitOrder = order
+            recordPrototype = RecordPrototype(keys: storedAttributes.map { names[$0] },
+                                              extraCapacity: names.count - storedAttributes.count)
             attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
-            typeOnlyRules = properties.map { property in
-                guard let attribute = property as? AttributeDescription, attribute.minimumValue == nil,
-                    attribute.maximumValue == nil, attribute.regularExpression == nil,
-                    attribute.validationPredicates.isEmpty
-                else { return nil }
-                return (attribute.attributeType, attribute.isOptional)
+            typeOnlyOptionality = properties.map { property in
+                guard let attribute = property as? AttributeDescription, !attribute.hasRulesBeyondType else { return nil }
+                return attribute.isOptional
             }
             toManySlots = kinds.indices.filter { if case .toMany = kinds[$0] { true } else { false } }
             hasRelationships = !relationships.isEmpty

@@ -154,9 +154,7 @@ extension ManagedObject {
                 }
                 return
             }
-            let attributeType = attribute.attributeType
-            guard let converted = attributeType.isCanonical(value) ? assumeSendable(value) : attributeType.coerce(value)
-            else {
+            guard let converted = attribute.attributeType.coerce(value) else {
                 preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)' of type "
                     + attribute.attributeType.rawValue)
             }
@@ -193,9 +191,7 @@ extension ManagedObject {
             captureSnapshot()
             slots[index] = ToManyStorage(objects)
         } else if let attribute = property as? AttributeDescription, let value {
-            let attributeType = attribute.attributeType
-            guard let converted = attributeType.isCanonical(value) ? assumeSendable(value) : attributeType.coerce(value)
-            else {
+            guard let converted = attribute.attributeType.coerce(value) else {
                 preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)'")
             }
             captureSnapshot()

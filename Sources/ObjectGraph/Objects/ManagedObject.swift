@@ -70,8 +70,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
-        self.objectID = ManagedObjectID.makeTemporary(like: entity.layout.temporaryID)
-        self.slots = Self.initialSlots(of: entity)
+        let layout = entity.layout
+        self.objectID = ManagedObjectID.makeTemporary(like: layout.temporaryID)
+        self.slots = Self.initialSlots(of: layout)
         if let context { context.insert(self) }
     }
 
@@ -81,14 +82,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
         self.objectID = objectID
-        self.slots = Self.initialSlots(of: entity)
+        self.slots = Self.initialSlots(of: entity.layout)
         self.storage = .fault
         self.managedObjectContext = context
     }
 
     /// A new object's slots: attribute defaults, empty to-many storage of its own.
-    private static func initialSlots(of entity: EntityDescription) -> [Any?] {
-        let layout = entity.layout
+    private static func initialSlots(of layout: EntityDescription.Layout) -> [Any?] {
         var slots = layout.template
         for index in layout.toManySlots { slots[index] = ToManyStorage() }
         return slots
@@ -226,10 +226,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         // that cannot fail: the canonical type of an attribute without other rules.
         let isPlain = type(of: self) == ManagedObject.self
         for (index, property) in layout.properties.enumerated() {
-            if isPlain, let rules = layout.typeOnlyRules[index] {
+            if isPlain, let isOptional = layout.typeOnlyOptionality[index], let type = layout.attributeTypes[index] {
                 if let value = slotValue(index) {
-                    if rules.type.isCanonical(value) { continue }
-                } else if rules.isOptional {
+                    if type.isCanonical(value) { continue }
+                } else if isOptional {
                     continue
                 }
             }

@@ -25,9 +25,7 @@ struct PropertyValidator {
         let type = attribute.attributeType
         // Most attributes have no rules beyond their type, and their values are stored in the canonical type
         // already: checking the value's type is then the whole validation (no conversions, no failed casts).
-        let hasRules = attribute.minimumValue != nil || attribute.maximumValue != nil
-            || attribute.regularExpression != nil || !attribute.validationPredicates.isEmpty
-        if !hasRules, type.isCanonical(value) { return [] }
+        if !attribute.hasRulesBeyondType, type.isCanonical(value) { return [] }
         guard let canonical = type.coerce(value) else {
             return [error(.wrongType, attribute, "%@ must be a value of type \(type.rawValue)")]
         }

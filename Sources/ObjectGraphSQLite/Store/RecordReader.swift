@@ -20,9 +20,8 @@ struct RecordReader {
         let value: Value
     }
 
-    /// How to read the rows of one entity: its fields, and a dictionary holding every field's key with the field's
-    /// position as a placeholder value. A row's values are the prototype's `mapValues`, which keeps its hash table
-    /// and computes each value from the placeholder: reading a row hashes no keys.
+    /// How to read the rows of one entity: its fields, and the prototype of its records' values (reading a row
+    /// hashes no keys).
     final class EntityPlan {
         /// A field as a plain value, so that the row loop copies it without reference counting.
         struct Read {
@@ -34,7 +33,8 @@ struct RecordReader {
         let number: Int64
         let fields: [Field]
         let reads: [Read]
-        let prototype: [String: any Sendable]
+        /// The fields' names by position.
+        let prototype: RecordPrototype
 
         init(number: Int64, fields: [Field]) {
             self.number = number
@@ -43,21 +43,8 @@ struct RecordReader {
                 if case .attribute(let kind) = field.value { return Read(column: field.index, kind: kind) }
                 return Read(column: field.index, kind: nil)
             }
-            var prototype: [String: any Sendable] = Dictionary(minimumCapacity: fields.count)
-            for (position, field) in fields.enumerated() { prototype[field.name] = position }
-            self.prototype = prototype
-            // mapValues over this same dictionary visits its entries in the same order every time: record it, so
-            // that rows need not read positions back out of the placeholders.
-            var order: [Int] = []
-            _ = prototype.mapValues { placeholder -> any Sendable in
-                order.append(RecordReader.position(placeholder))
-                return placeholder
-            }
-            visitOrder = order
+            prototype = RecordPrototype(keys: fields.map(\.name))
         }
-
-        /// The field positions in the order `prototype.mapValues` visits them.
-        let visitOrder: [Int]
     }
 
     /// The select-list expressions after `Z_PK, Z_ENT, Z_OPT`.
@@ -154,60 +141,40 @@ struct RecordReader {
         } else {
             return StoreRecord(objectID: id, version: statement.int64(at: 2))
         }
-        var absent: [Int] = []
         let handle = statement.handle
-        var visited = 0
-        var values = plan.prototype.mapValues { placeholder -> any Sendable in
-            let position = plan.visitOrder[visited]
-            visited += 1
-            assert(position == Self.position(placeholder))
+        let values = plan.prototype.values { position -> (any Sendable)? in
             let read = plan.reads[position]
             let column = read.column
             // The common kinds are read directly, and their NULL test costs a call only when the column reads as
-            // zero (NULL reads as 0, and as a nil text pointer). A NULL keeps the placeholder, removed below.
+            // zero (NULL reads as 0, and as a nil text pointer). A NULL gives nil: the key is left out.
             switch read.kind {
             case .integer?:
                 let integer = sqlite3_column_int64(handle, column)
-                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
                 return Int(integer)
             case .boolean?:
                 let integer = sqlite3_column_int64(handle, column)
-                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
                 return integer != 0
             case .real?:
                 let real = sqlite3_column_double(handle, column)
-                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
                 return real
             case .date?:
                 let real = sqlite3_column_double(handle, column)
-                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { break }
+                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
                 return Date(timeIntervalSinceReferenceDate: real)
             case .string?:
-                guard let text = sqlite3_column_text(handle, column) else { break }
+                guard let text = sqlite3_column_text(handle, column) else { return nil }
                 let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
                 return String(decoding: bytes, as: UTF8.self)
             case let kind?:
-                if let value = ValueCoding.read(statement, at: column, kind: kind) { return value }
+                return ValueCoding.read(statement, at: column, kind: kind)
             case nil:
-                if let value = Self.relationship(plan.fields[position], statement: statement, schema: schema,
-                                                 ids: ids)
-                {
-                    return value
-                }
+                return Self.relationship(plan.fields[position], statement: statement, schema: schema, ids: ids)
             }
-            absent.append(position)
-            return placeholder
         }
-        for position in absent { values[plan.fields[position].name] = nil }
         return StoreRecord(objectID: id, version: statement.int64(at: 2), values: values)
-    }
-
-    /// A placeholder's field position (the placeholder is the `Int` the plan stored; a type comparison, not a
-    /// dynamic cast).
-    @inline(__always)
-    static func position<T>(_ placeholder: T) -> Int {
-        precondition(T.self == Int.self, "record prototypes hold field positions")
-        return unsafeBitCast(placeholder, to: Int.self)
     }
 
     /// A relationship field of the current row: a destination ID, or a list of them; `nil` for none.
