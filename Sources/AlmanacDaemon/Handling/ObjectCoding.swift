@@ -42,9 +42,9 @@ struct ObjectCoding {
             let value: JSONValue
             switch property {
             case let attribute as AttributeDescription:
-                value = json(attribute.isTransient ? attribute.defaultValue : record.values[attribute.name])
+                value = json(attribute.isTransient ? attribute.defaultValue : record[attribute.name])
             case let relationship as RelationshipDescription where !relationship.isToMany:
-                value = (record.values[relationship.name] as? ManagedObjectID).map { .string($0.uriString) } ?? .null
+                value = (record[relationship.name] as? ManagedObjectID).map { .string($0.uriString) } ?? .null
             default:
                 continue
             }
@@ -73,9 +73,9 @@ struct ObjectCoding {
                 }
                 switch currentEntity.propertiesByName[component] {
                 case let attribute as AttributeDescription:
-                    value = attribute.isTransient ? attribute.defaultValue : here.values[component]
+                    value = attribute.isTransient ? attribute.defaultValue : here[component]
                 case let relationship as RelationshipDescription:
-                    let id = here.values[component] as? ManagedObjectID
+                    let id = here[component] as? ManagedObjectID
                     if position == components.count - 1 {
                         value = id
                     } else {

@@ -232,36 +232,34 @@ extension ManagedObjectContext {
         let layout = object.entity.layout
         let slots = object.slots
         let recordSlots = layout.recordSlots
-        var values = layout.recordPrototype.values { position in slots[recordSlots[position]].map(assumeSendable) }
-        guard layout.hasRelationships else { return StoreRecord(objectID: id, version: version, values: values) }
-        for (index, property) in layout.properties.enumerated() {
-            switch layout.kinds[index] {
-            case .attribute:
-                continue
-            case .toOne, .toMany:
-                let relationship = property as! RelationshipDescription
-                if relationship.isTransient { continue }
-                let targets = object.relatedObjects(relationship).filter {
-                    !($0.isInsertedFlag && $0.isDeletedFlag) && $0.managedObjectContext === self
-                }
-                let ids = targets.map(idOf)
-                if let foreign = ids.first(where: { $0.storeIdentifier != store.identifier }) {
-                    throw StoreError(code: .invalidObjectID,
-                                     message: "Relationship '\(property.name)' of '\(object.entity.name)' points at an "
-                                        + "object in another store; relationships cannot cross stores.",
-                                     context: ErrorContext(entityName: object.entity.name, key: property.name,
-                                                           objectID: foreign))
-                }
-                if relationship.isToMany {
-                    if !ids.isEmpty { values[property.name] = ids }
-                } else if let first = ids.first {
-                    values[property.name] = first
-                }
-            case .other:
-                continue
+        let attributeCount = layout.recordAttributeCount
+        var row = [(any Sendable)?](unsafeUninitializedCapacity: recordSlots.count) { buffer, initialized in
+            for position in 0..<attributeCount {
+                (buffer.baseAddress! + position).initialize(to: slots[recordSlots[position]].map(assumeSendable))
+            }
+            for position in attributeCount..<recordSlots.count { (buffer.baseAddress! + position).initialize(to: nil) }
+            initialized = recordSlots.count
+        }
+        for position in attributeCount..<recordSlots.count {
+            let relationship = layout.properties[recordSlots[position]] as! RelationshipDescription
+            let targets = object.relatedObjects(relationship).filter {
+                !($0.isInsertedFlag && $0.isDeletedFlag) && $0.managedObjectContext === self
+            }
+            let ids = targets.map(idOf)
+            if let foreign = ids.first(where: { $0.storeIdentifier != store.identifier }) {
+                throw StoreError(code: .invalidObjectID,
+                                 message: "Relationship '\(relationship.name)' of '\(object.entity.name)' points at an "
+                                    + "object in another store; relationships cannot cross stores.",
+                                 context: ErrorContext(entityName: object.entity.name, key: relationship.name,
+                                                       objectID: foreign))
+            }
+            if relationship.isToMany {
+                if !ids.isEmpty { row[position] = ids }
+            } else if let first = ids.first {
+                row[position] = first
             }
         }
-        return StoreRecord(objectID: id, version: version, values: values)
+        return StoreRecord(objectID: id, version: version, keys: layout.recordKeys, row: row)
     }
 
     // MARK: Finishing

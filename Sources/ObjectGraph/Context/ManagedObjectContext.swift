@@ -192,8 +192,7 @@ public final class ManagedObjectContext {
         if let kept = object.faultValues {
             object.faultValues = nil
             if object.faultValuesGeneration == persistentStoreCoordinator.contentGeneration {
-                let (values, version) = kept.contents(version: object.version)
-                object.apply(values, version: version, in: self)
+                object.apply(kept.record, in: self)
                 object.awakeFromFetch()
                 return
             }
@@ -243,7 +242,7 @@ public final class ManagedObjectContext {
 
     private func fill(_ object: ManagedObject, from record: StoreRecord, asFault: Bool, generation: UInt64) {
         if asFault {
-            object.faultValues = .values(record.values)
+            object.faultValues = .record(record)
             object.faultValuesGeneration = generation
             object.version = record.version
         } else {
@@ -287,31 +286,35 @@ public final class ManagedObjectContext {
 }
 
 extension ManagedObject {
-    /// Fills the object's slots from a store record.
-    func apply(_ record: StoreRecord, in context: ManagedObjectContext) {
-        apply(record.values, version: record.version, in: context)
-    }
-
-    /// Fills the object's slots from a record's values (see ``apply(_:in:)``). Without a context (it went away
-    /// before the fault fired) relationships stay empty: there is no context to make their objects in.
-    func apply(_ values: [String: any Sendable], version: Int64, in context: ManagedObjectContext?) {
+    /// Fills the object's slots from a store record. Without a context (it went away before the fault fired)
+    /// relationships stay empty: there is no context to make their objects in.
+    func apply(_ record: StoreRecord, in context: ManagedObjectContext?) {
         let layout = entity.layout
+        // A record laid out by the entity's own keys (a context saved it, or a store read it whole) is read by
+        // position; any other by name.
+        let row = record.row(laidOutBy: layout.recordKeys)
+        let positions = layout.recordPositions
+        func value(_ index: Int) -> (any Sendable)? {
+            if let row {
+                let position = positions[index]
+                return position < 0 ? nil : row[position]
+            }
+            return record[layout.properties[index].name]
+        }
         for (index, kind) in layout.kinds.enumerated() {
             switch kind {
             case .attribute(let isTransient):
-                slots[index] = isTransient ? layout.template[index] : values[layout.properties[index].name]
+                slots[index] = isTransient ? layout.template[index] : value(index)
             case .toMany:
-                let ids = values[layout.properties[index].name] as? [ManagedObjectID] ?? []
+                let ids = value(index) as? [ManagedObjectID] ?? []
                 slots[index] = ToManyStorage(context.map { context in ids.map { context.object(with: $0) } } ?? [])
             case .toOne:
-                slots[index] = (values[layout.properties[index].name] as? ManagedObjectID).flatMap {
-                    context?.object(with: $0)
-                }
+                slots[index] = (value(index) as? ManagedObjectID).flatMap { context?.object(with: $0) }
             case .other:
                 slots[index] = nil
             }
         }
-        self.version = version
+        self.version = record.version
         storage = .loaded
         faultBatch = nil
         faultValues = nil

@@ -38,9 +38,9 @@ extension PersistentStoreCoordinator {
                 copy.version = 1
                 for (key, value) in record.values {
                     if let id = value as? ManagedObjectID {
-                        copy.values[key] = remap(id)
+                        copy[key] = remap(id)
                     } else if let ids = value as? [ManagedObjectID] {
-                        copy.values[key] = ids.map(remap)
+                        copy[key] = ids.map(remap)
                     }
                 }
                 return copy

@@ -122,6 +122,10 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     /// The entity's properties with their slot numbers: a managed object keeps its values in an array in this order.
     var layout: Layout { frozenLayout ?? Layout(entity: self) }
 
+    /// The keys by which stores lay out the rows of records they read whole, so that a context applies them by
+    /// position (see `Layout.recordKeys`).
+    package var recordKeys: RecordKeys { layout.recordKeys }
+
     final class Layout {  // a class: frozen entities hand out one shared instance without copying its tables
         let properties: [PropertyDescription]
         let propertiesByName: [String: PropertyDescription]
@@ -139,10 +143,16 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         /// For each attribute whose only rules are its type and optionality, whether it is optional: validating a
         /// value of the canonical type (or nil, where allowed) then needs nothing else. `nil` for other slots.
         let typeOnlyOptionality: [Bool?]
-        /// The stored attributes' names: a save builds each record's values from it without hashing a name.
-        let recordPrototype: RecordPrototype
-        /// The slot of each of `recordPrototype`'s keys, by position.
+        /// The keys of the entity's records as a context makes them and stores read them whole: the stored
+        /// attributes, then the stored relationships, in slot order. Records laid out by them are made and applied
+        /// to objects without hashing a name.
+        let recordKeys: RecordKeys
+        /// The slot of each of `recordKeys`, by position.
         let recordSlots: [Int]
+        /// How many of `recordKeys` are attributes (the first ones).
+        let recordAttributeCount: Int
+        /// The position in `recordKeys` of each slot's property; -1 for a property records do not keep.
+        let recordPositions: [Int]
         /// A temporary ID of the entity, whose names new objects' IDs share.
         let temporaryID: ManagedObjectID
         /// The type of each attribute (`nil` for other properties).
@@ -189,10 +199,17 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             let storedAttributes = kinds.indices.filter {
                 if case .attribute(isTransient: false) = kinds[$0] { true } else { false }
             }
-            recordSlots = storedAttributes
-            // Room for the relationships too, which a save adds by name.
-            recordPrototype = RecordPrototype(keys: storedAttributes.map { names[$0] },
-                                              extraCapacity: names.count - storedAttributes.count)
+            let properties = properties
+            let storedRelationships = properties.indices.filter {
+                (properties[$0] as? RelationshipDescription).map { !$0.isTransient } ?? false
+            }
+            let recordSlots = storedAttributes + storedRelationships
+            self.recordSlots = recordSlots
+            recordAttributeCount = storedAttributes.count
+            recordKeys = RecordKeys(recordSlots.map { names[$0] })
+            var recordPositions = [Int](repeating: -1, count: properties.count)
+            for (position, slot) in recordSlots.enumerated() { recordPositions[slot] = position }
+            self.recordPositions = recordPositions
             attributeTypes = properties.map { ($0 as? AttributeDescription)?.attributeType }
             typeOnlyOptionality = properties.map { property in
                 guard let attribute = property as? AttributeDescription, !attribute.hasRulesBeyondType else { return nil }

@@ -117,8 +117,7 @@ extension ManagedObject {
         if let context = managedObjectContext {
             context.fulfillFault(of: self)
         } else if let kept = faultValues {
-            let (values, version) = kept.contents(version: version)
-            apply(values, version: version, in: nil)
+            apply(kept.record, in: nil)
             awakeFromFetch()
         }
     }

@@ -47,19 +47,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Where a fault's kept values are.
     enum FaultValues {
-        /// A record's values (the object's ``version`` was set from the record).
-        case values([String: any Sendable])
+        /// A record the fetch read.
+        case record(StoreRecord)
         /// An atomic store's record, by position in the rows of the fetch that made the fault: read only when the
         /// fault fires, so the fetch itself reads neither the record nor its values.
         case row(AtomicStore.OrderRows, Int)
 
-        /// The values and the record's version (`version` for kept values, which carry none).
-        func contents(version: Int64) -> (values: [String: any Sendable], version: Int64) {
+        /// The kept record.
+        var record: StoreRecord {
             switch self {
-            case .values(let values): return (values, version)
-            case .row(let rows, let index):
-                let record = rows.record(at: index)
-                return (record.values, record.version)
+            case .record(let record): record
+            case .row(let rows, let index): rows.record(at: index)
             }
         }
     }

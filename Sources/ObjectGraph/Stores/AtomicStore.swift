@@ -159,7 +159,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     /// A sort key's value for a record: a plain attribute is read straight from the record, key paths through the
     /// view.
     static func sortValue(of view: RecordView, _ key: SortKey) throws -> Any? {
-        if key.isPlainKey, view.entity.attributesByName[key.keyPath] != nil { return view.record.values[key.keyPath] }
+        if key.isPlainKey, view.entity.attributesByName[key.keyPath] != nil { return view.record[key.keyPath] }
         return try key.value(of: view)
     }
 
@@ -262,12 +262,12 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
             guard let slot = layout.slots[key] else { throw unknownKeyError(key, entityName: entity.name) }
             switch layout.kinds[slot] {
             case .attribute, .other:
-                return record.values[key]
+                return record[key]
             case .toMany:
-                let ids = record.values[key] as? [ManagedObjectID] ?? []
+                let ids = record[key] as? [ManagedObjectID] ?? []
                 return ids.compactMap { store.view(of: $0) }
             case .toOne:
-                guard let id = record.values[key] as? ManagedObjectID else { return nil }
+                guard let id = record[key] as? ManagedObjectID else { return nil }
                 return store.view(of: id)
             }
         }
@@ -381,7 +381,7 @@ extension AtomicStore {
                     }
                     guard makingColumns, state.columns.count < Self.columnLimit, isAttribute(key) else { return nil }
                     let views = self.views
-                    let column = PredicateColumn(rowCount: views.count) { row in views[row].record.values[key] }
+                    let column = PredicateColumn(rowCount: views.count) { row in views[row].record[key] }
                     state.columns[key] = column
                     columns[key] = column
                 }

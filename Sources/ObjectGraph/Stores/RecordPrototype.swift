@@ -3,7 +3,7 @@
 /// A record's values are the prototype's `mapValues`, which keeps the prototype's hash table. A `mapValues` over
 /// one dictionary that never changes visits its entries in the same order every time; that order is recorded once
 /// here, so each entry's position is known without reading it back. Entries left without a value are removed after.
-/// Used wherever records are made per object or per row: a context's save, the SQLite store's reads.
+/// Used to hand out the values of records that keep them as rows (see ``RecordKeys``) as a dictionary.
 package struct RecordPrototype: Sendable {
     @usableFromInline let prototype: [String: any Sendable]
     /// The position (in `keys`) of each entry, in the order `prototype.mapValues` visits them.

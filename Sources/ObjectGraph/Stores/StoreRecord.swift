@@ -10,20 +10,97 @@ public struct StoreRecord: Sendable {
     public var objectID: ManagedObjectID
     /// The version, incremented by every save (optimistic locking; Core Data's `Z_OPT`).
     public var version: Int64
-    /// The persistent values by property name.
-    public var values: [String: any Sendable]
+    var storage: Storage
+
+    /// How a record keeps its values: a dictionary, or (records a store or a context makes by the thousand) an array
+    /// laid out by keys that all records of the same shape share, which is made and freed without hashing a key.
+    enum Storage: Sendable {
+        case dictionary([String: any Sendable])
+        case row(RecordKeys, [(any Sendable)?])
+    }
 
     /// Creates a record.
     public init(objectID: ManagedObjectID, version: Int64 = 1, values: [String: any Sendable] = [:]) {
         self.objectID = objectID
         self.version = version
-        self.values = values
+        self.storage = .dictionary(values)
+    }
+
+    /// Creates a record whose values are `row`, by the positions of `keys` (nil for an absent key).
+    package init(objectID: ManagedObjectID, version: Int64, keys: RecordKeys, row: [(any Sendable)?]) {
+        precondition(row.count == keys.names.count, "a record's row has one value per key")
+        self.objectID = objectID
+        self.version = version
+        self.storage = .row(keys, row)
+    }
+
+    /// The persistent values by property name.
+    public var values: [String: any Sendable] {
+        get {
+            switch storage {
+            case .dictionary(let values): values
+            case .row(let keys, let row): keys.prototype.values { row[$0] }
+            }
+        }
+        set { storage = .dictionary(newValue) }
     }
 
     /// The value of a property.
     public subscript(key: String) -> (any Sendable)? {
-        get { values[key] }
-        set { values[key] = newValue }
+        get {
+            switch storage {
+            case .dictionary(let values): values[key]
+            case .row(let keys, let row): keys.positions[key].flatMap { row[$0] }
+            }
+        }
+        set {
+            switch storage {
+            case .dictionary(var values):
+                storage = .dictionary([:])  // so that the dictionary is changed in place
+                values[key] = newValue
+                storage = .dictionary(values)
+            case .row(let keys, var row):
+                if let position = keys.positions[key] {
+                    storage = .dictionary([:])
+                    row[position] = newValue
+                    storage = .row(keys, row)
+                } else if newValue != nil {
+                    var values = self.values
+                    values[key] = newValue
+                    storage = .dictionary(values)
+                }
+            }
+        }
+    }
+
+    /// The values as a row laid out by `keys`, when the record keeps them so.
+    package func row(laidOutBy keys: RecordKeys) -> [(any Sendable)?]? {
+        if case .row(let own, let row) = storage, own === keys { return row }
+        return nil
+    }
+
+    /// The record's keys and row, when it keeps its values as a row.
+    package var row: (keys: RecordKeys, values: [(any Sendable)?])? {
+        if case .row(let keys, let row) = storage { return (keys, row) }
+        return nil
+    }
+}
+
+/// The keys of records that keep their values as rows, each at a position; shared by all records of one shape.
+package final class RecordKeys: Sendable {
+    /// The keys by position.
+    package let names: [String]
+    /// The position of each key.
+    package let positions: [String: Int]
+    /// Makes the dictionary of a row's values without hashing a key.
+    let prototype: RecordPrototype
+
+    package init(_ names: [String]) {
+        self.names = names
+        var positions: [String: Int] = Dictionary(minimumCapacity: names.count)
+        for (position, name) in names.enumerated() where positions[name] == nil { positions[name] = position }
+        self.positions = positions
+        prototype = RecordPrototype(keys: names)
     }
 }
 

@@ -20,30 +20,47 @@ struct RecordReader {
         let value: Value
     }
 
-    /// How to read the rows of one entity: its fields, and the prototype of its records' values (reading a row
-    /// hashes no keys).
+    /// How to read the rows of one entity: its fields, and the keys its records' rows are laid out by.
     final class EntityPlan {
         /// A field as a plain value, so that the row loop copies it without reference counting.
         struct Read {
             let column: Int32
             /// The attribute's kind; `nil` for a relationship (read from `fields`).
             let kind: ColumnKind?
+            /// The field's position among the record's keys.
+            let position: Int
         }
 
         let number: Int64
+        /// The fields, in the order of their positions among `keys`.
         let fields: [Field]
         let reads: [Read]
-        /// The fields' names by position.
-        let prototype: RecordPrototype
+        /// The keys of the records' rows: the entity's own (a context applies such rows by position) when the
+        /// reader reads all of its properties, else the fields' names.
+        let keys: RecordKeys
+        /// Whether every key has a field, in order (the row is read without looking for gaps).
+        let readsEveryKey: Bool
 
-        init(number: Int64, fields: [Field]) {
+        init(number: Int64, fields: [Field], entityKeys: RecordKeys?) {
             self.number = number
-            self.fields = fields
-            reads = fields.map { field in
-                if case .attribute(let kind) = field.value { return Read(column: field.index, kind: kind) }
-                return Read(column: field.index, kind: nil)
+            let keys: RecordKeys
+            var positioned: [(Field, Int)] = []
+            if let entityKeys, fields.allSatisfy({ entityKeys.positions[$0.name] != nil }) {
+                keys = entityKeys
+                positioned = fields.map { ($0, entityKeys.positions[$0.name]!) }.sorted { $0.1 < $1.1 }
+            } else {
+                keys = RecordKeys(fields.map(\.name))
+                positioned = fields.enumerated().map { ($1, $0) }
             }
-            prototype = RecordPrototype(keys: fields.map(\.name))
+            self.keys = keys
+            self.fields = positioned.map(\.0)
+            reads = positioned.map { field, position in
+                if case .attribute(let kind) = field.value {
+                    return Read(column: field.index, kind: kind, position: position)
+                }
+                return Read(column: field.index, kind: nil, position: position)
+            }
+            readsEveryKey = reads.count == keys.names.count
         }
     }
 
@@ -98,7 +115,8 @@ struct RecordReader {
                 fields.append(Field(name: toMany.relationship.name, index: index(of: expression),
                                     value: .toMany(destination: destination.name)))
             }
-            plans[mapping.number] = EntityPlan(number: mapping.number, fields: fields)
+            plans[mapping.number] = EntityPlan(number: mapping.number, fields: fields,
+                                               entityKeys: properties == nil ? mapping.entity.recordKeys : nil)
         }
         self.columns = columns
         onlyPlan = plans.count == 1 ? plans.values.first : nil
@@ -142,39 +160,57 @@ struct RecordReader {
             return StoreRecord(objectID: id, version: statement.int64(at: 2))
         }
         let handle = statement.handle
-        let values = plan.prototype.values { position -> (any Sendable)? in
-            let read = plan.reads[position]
-            let column = read.column
-            // The common kinds are read directly, and their NULL test costs a call only when the column reads as
-            // zero (NULL reads as 0, and as a nil text pointer). A NULL gives nil: the key is left out.
-            switch read.kind {
-            case .integer?:
-                let integer = sqlite3_column_int64(handle, column)
-                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
-                return Int(integer)
-            case .boolean?:
-                let integer = sqlite3_column_int64(handle, column)
-                if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
-                return integer != 0
-            case .real?:
-                let real = sqlite3_column_double(handle, column)
-                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
-                return real
-            case .date?:
-                let real = sqlite3_column_double(handle, column)
-                if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
-                return Date(timeIntervalSinceReferenceDate: real)
-            case .string?:
-                guard let text = sqlite3_column_text(handle, column) else { return nil }
-                let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
-                return String(decoding: bytes, as: UTF8.self)
-            case let kind?:
-                return ValueCoding.read(statement, at: column, kind: kind)
-            case nil:
-                return Self.relationship(plan.fields[position], statement: statement, schema: schema, ids: ids)
+        let reads = plan.reads
+        let count = plan.keys.names.count
+        var row: [(any Sendable)?] = []
+        row.reserveCapacity(count)
+        var next = 0
+        for position in 0..<count {
+            guard plan.readsEveryKey || (next < reads.count && reads[next].position == position) else {
+                row.append(nil)
+                continue
             }
+            row.append(Self.value(reads[next], of: handle, statement: statement) {
+                Self.relationship(plan.fields[next], statement: statement, schema: schema, ids: ids)
+            })
+            next += 1
         }
-        return StoreRecord(objectID: id, version: statement.int64(at: 2), values: values)
+        return StoreRecord(objectID: id, version: statement.int64(at: 2), keys: plan.keys, row: row)
+    }
+
+    /// One attribute of the current row; `relationship` reads any other field.
+    @inline(__always)
+    private static func value(_ read: EntityPlan.Read, of handle: OpaquePointer, statement: SQLiteStatement,
+                              relationship: () -> (any Sendable)?) -> (any Sendable)? {
+        let column = read.column
+        // The common kinds are read directly, and their NULL test costs a call only when the column reads as
+        // zero (NULL reads as 0, and as a nil text pointer). A NULL gives nil: the key is left out.
+        switch read.kind {
+        case .integer?:
+            let integer = sqlite3_column_int64(handle, column)
+            if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
+            return Int(integer)
+        case .boolean?:
+            let integer = sqlite3_column_int64(handle, column)
+            if integer == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
+            return integer != 0
+        case .real?:
+            let real = sqlite3_column_double(handle, column)
+            if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
+            return real
+        case .date?:
+            let real = sqlite3_column_double(handle, column)
+            if real == 0, sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
+            return Date(timeIntervalSinceReferenceDate: real)
+        case .string?:
+            guard let text = sqlite3_column_text(handle, column) else { return nil }
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+            return String(decoding: bytes, as: UTF8.self)
+        case let kind?:
+            return ValueCoding.read(statement, at: column, kind: kind)
+        case nil:
+            return relationship()
+        }
     }
 
     /// A relationship field of the current row: a destination ID, or a list of them; `nil` for none.

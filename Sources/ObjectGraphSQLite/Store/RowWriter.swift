@@ -17,6 +17,10 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     private let attributeKinds: [ColumnKind?]
     /// Finds attribute sources by a record's keys without hashing; `nil` when two names share a slot.
     private let matcher: KeyMatcher?
+    /// For records that keep their values as rows: the row position of each source (-1 for none), by the rows'
+    /// keys. Saves run one at a time, so the cache needs no lock.
+    private var rowPositions: [ObjectIdentifier: (keys: RecordKeys, positions: [Int])] = [:]
+    private var lastRowPositions: (keys: RecordKeys, positions: [Int])?
 
     init(mapping: EntityMapping, schema: SQLiteSchema) {
         var columns: [String] = []
@@ -53,6 +57,10 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     /// Binds the record's values from parameter `first` on; returns the next free parameter index.
     func bindValues(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
                     schema: SQLiteSchema) throws -> Int32 {
+        if let (keys, row) = record.row {
+            try bindRow(row, positions: positions(for: keys), to: statement, from: first, schema: schema)
+            return first + Int32(sources.count)
+        }
         guard let matcher else { return try bindValuesByLookup(of: record, to: statement, from: first, schema: schema) }
         // One pass over the record's entries binds the attributes it has, straight from the dictionary's storage;
         // then what it lacks is bound to NULL and relationships are bound by lookup.
@@ -74,6 +82,48 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         return first + Int32(sources.count)
     }
 
+    /// The row position of each source in rows laid out by `keys`.
+    private func positions(for keys: RecordKeys) -> [Int] {
+        if let last = lastRowPositions, last.keys === keys { return last.positions }
+        let entry = rowPositions[ObjectIdentifier(keys)] ?? (keys, sources.map { source in
+            switch source {
+            case .attribute(let name, _), .foreignKey(let name), .foreignEntity(let name): keys.positions[name] ?? -1
+            }
+        })
+        rowPositions[ObjectIdentifier(keys)] = entry
+        lastRowPositions = entry
+        return entry.positions
+    }
+
+    /// Binds a record's row: each source's value by position.
+    private func bindRow(_ row: [(any Sendable)?], positions: [Int], to statement: SQLiteStatement, from first: Int32,
+                         schema: SQLiteSchema) throws {
+        for (index, source) in sources.enumerated() {
+            let parameter = first + Int32(index)
+            let position = positions[index]
+            guard position >= 0, let value = row[position] else {
+                try statement.bindNull(at: parameter)
+                continue
+            }
+            switch source {
+            case .attribute(_, let kind):
+                try ValueCoding.bind(value, kind: kind, to: statement, at: parameter)
+            case .foreignKey:
+                if let id = value as? ManagedObjectID {
+                    try statement.bind(id.referenceKey, at: parameter)
+                } else {
+                    try statement.bindNull(at: parameter)
+                }
+            case .foreignEntity:
+                if let id = value as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
+                    try statement.bind(mapping.number, at: parameter)
+                } else {
+                    try statement.bindNull(at: parameter)
+                }
+            }
+        }
+    }
+
     /// ``bindValues(of:to:from:schema:)`` with one dictionary lookup per source.
     private func bindValuesByLookup(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
                                     schema: SQLiteSchema) throws -> Int32 {
@@ -91,19 +141,19 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         switch source {
         case .attribute(let name, let kind):
             // Bound from the dictionary's storage (a borrow), not from a copy of the optional value.
-            if let position = record.values.index(forKey: name) {
-                try ValueCoding.bind(record.values.values[position], kind: kind, to: statement, at: index)
+            if let value = record[name] {
+                try ValueCoding.bind(value, kind: kind, to: statement, at: index)
             } else {
                 try statement.bindNull(at: index)
             }
         case .foreignKey(let name):
-            if let id = record.values[name] as? ManagedObjectID {
+            if let id = record[name] as? ManagedObjectID {
                 try statement.bind(id.referenceKey, at: index)
             } else {
                 try statement.bindNull(at: index)
             }
         case .foreignEntity(let name):
-            if let id = record.values[name] as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
+            if let id = record[name] as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
                 try statement.bind(mapping.number, at: index)
             } else {
                 try statement.bindNull(at: index)

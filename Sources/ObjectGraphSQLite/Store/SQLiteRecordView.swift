@@ -12,12 +12,12 @@ struct SQLiteRecordView: PredicateEvaluable {
         guard let property = entity.propertiesByName[key] else {
             throw ObjectPredicateError.unknownKey(key, in: entity.name)
         }
-        guard let relationship = property as? RelationshipDescription else { return record.values[key] }
+        guard let relationship = property as? RelationshipDescription else { return record[key] }
         if relationship.isToMany {
-            let ids = record.values[key] as? [ManagedObjectID] ?? []
+            let ids = record[key] as? [ManagedObjectID] ?? []
             return try ids.compactMap { try cache.view(of: $0) }
         }
-        guard let id = record.values[key] as? ManagedObjectID else { return nil }
+        guard let id = record[key] as? ManagedObjectID else { return nil }
         return try cache.view(of: id)
     }
 

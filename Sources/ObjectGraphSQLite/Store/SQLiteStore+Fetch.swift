@@ -24,10 +24,11 @@ extension SQLiteStore {
             while try statement.step() == .row {
                 let number = statement.int64(at: 1)
                 guard let id = ids.id(entityNumber: number, key: statement.int64(at: 0)) else { continue }
-                let record = reader?.record(statement, id: id, entityNumber: number, schema: schema, ids: ids)
                 let sortValues = query.sortColumns.isEmpty
                     ? [] : query.sortColumns.map { ValueCoding.read(statement, at: $0.index, kind: $0.kind) }
-                results.append(StoreFetchResult(objectID: id, sortValues: sortValues, record: record))
+                results.append(StoreFetchResult(
+                    objectID: id, sortValues: sortValues,
+                    record: reader?.record(statement, id: id, entityNumber: number, schema: schema, ids: ids)))
             }
             return results
         }

@@ -187,7 +187,7 @@ extension SQLiteStore {
             guard let mapping = last?.mapping, !mapping.toManys.isEmpty else { continue }
             let record = records[index]
             for toMany in mapping.toManys {
-                let ids = record.values[toMany.relationship.name] as? [ManagedObjectID] ?? []
+                let ids = record[toMany.relationship.name] as? [ManagedObjectID] ?? []
                 switch toMany.link {
                 case .foreignKey(let table, let column):
                     guard let order = column.orderColumn, table.has(order), !ids.isEmpty else { continue }

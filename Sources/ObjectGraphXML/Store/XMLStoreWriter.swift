@@ -86,7 +86,7 @@ enum XMLStoreWriter {
         for property in entity.properties {
             switch property.kind {
             case .attribute(let type):
-                guard let value = record.values[property.name] else { continue }
+                guard let value = record[property.name] else { continue }
                 context.key = property.name
                 guard let (typeName, text) = XMLValueCoding.encode(value, as: type) else {
                     throw XMLFormatError(
@@ -105,7 +105,7 @@ enum XMLStoreWriter {
                     ("name", property.fileName), ("type", relationship.isToMany ? "0/0" : "1/1"),
                     ("destination", destination),
                 ]
-                let idrefs = try references(record.values[property.name], storeIdentifier: storeIdentifier)
+                let idrefs = try references(record[property.name], storeIdentifier: storeIdentifier)
                 if !idrefs.isEmpty { attributes.append(("idrefs", idrefs)) }
                 try writer.writeElement("relationship", attributes: attributes)
             }

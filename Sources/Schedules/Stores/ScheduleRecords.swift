@@ -23,10 +23,10 @@ struct ScheduleRecords {
         func id(_ index: Int) -> ManagedObjectID { records[index].objectID }
 
         func link(_ from: Int, _ key: String, to: Int, inverse: String) {
-            records[from].values[key] = id(to)
-            var list = records[to].values[inverse] as? [ManagedObjectID] ?? []
+            records[from][key] = id(to)
+            var list = records[to][inverse] as? [ManagedObjectID] ?? []
             list.append(id(from))
-            records[to].values[inverse] = list
+            records[to][inverse] = list
         }
     }
 
@@ -92,11 +92,11 @@ struct ScheduleRecords {
             for info in session.persons {
                 let speaker = person(info)
                 speakerIDs.append(builder.id(speaker))
-                var list = builder.records[speaker].values["sessions"] as? [ManagedObjectID] ?? []
+                var list = builder.records[speaker]["sessions"] as? [ManagedObjectID] ?? []
                 list.append(builder.id(index))
-                builder.records[speaker].values["sessions"] = list
+                builder.records[speaker]["sessions"] = list
             }
-            if !speakerIDs.isEmpty { builder.records[index].values["persons"] = speakerIDs }
+            if !speakerIDs.isEmpty { builder.records[index]["persons"] = speakerIDs }
         }
         return builder.records
     }

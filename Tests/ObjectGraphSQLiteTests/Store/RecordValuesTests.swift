@@ -74,4 +74,72 @@ struct RecordValuesTests {
         let byID = Dictionary(uniqueKeysWithValues: batch.map { ($0.objectID, Self.describe($0.values)) })
         #expect(changes.inserted.map { byID[$0.objectID] } == expected)
     }
+
+    /// Saves `rows` into a new store and returns its file, the inserted IDs and the model.
+    private static func savedStore(_ folder: TemporaryFolder) throws -> (URL, [ManagedObjectID]) {
+        SQLiteStore.register()
+        let url = folder.file("values.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let keys = try store.newReferenceKeys(forEntityName: "Value", count: rows.count)
+        var changes = StoreChanges()
+        changes.inserted = zip(keys, rows).map { key, values in
+            StoreRecord(objectID: store.objectID(forEntityName: "Value", referenceKey: key), values: values)
+        }
+        try store.prepareSave(changes).commit()
+        try coordinator.remove(store)
+        return (url, changes.inserted.map(\.objectID))
+    }
+
+    /// A fetch of whole objects lays its records out by the entity's own keys (which a context applies by
+    /// position); a fetch of some properties lays them out by those, and objects read either kind by name.
+    @Test func wholeRecordsAreLaidOutByTheEntitysKeysAndPartialOnesByTheirOwn() throws {
+        let folder = TemporaryFolder()
+        let (url, ids) = try Self.savedStore(folder)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Value"])
+
+        let whole = try store.fetch(StoreFetchRequest(entity: entity, entityNames: ["Value"], predicate: nil,
+                                                      sortKeys: [], limit: 0))
+        #expect(whole.allSatisfy { $0.record?.row?.keys === entity.recordKeys })
+        let partial = try store.fetch(StoreFetchRequest(entity: entity, entityNames: ["Value"], predicate: nil,
+                                                        sortKeys: [], limit: 0, propertiesToFetch: ["text", "large"]))
+        let partialKeys = try #require(partial.first?.record?.row?.keys)
+        #expect(partialKeys !== entity.recordKeys)
+        #expect(Set(partialKeys.names) == ["text", "large"])
+        #expect(partial.map { $0.record.map { Self.describe($0.values) } }
+            == Self.rows.map { Self.describe($0.filter { ["text", "large"].contains($0.key) }) })
+
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Value")
+        request.propertiesToFetch = ["text", "large"]
+        let objects = try context.fetch(request)
+        let texts = Dictionary(uniqueKeysWithValues: objects.map { ($0.objectID, $0.value(forKey: "text") as? String) })
+        #expect(ids.map { texts[$0] ?? nil } == Self.rows.map { $0["text"] as? String })
+    }
+
+    /// A file whose table lacks a column the model has (Core Data files made by other versions of an app) reads
+    /// the other columns into their places and leaves the missing one out.
+    @Test func aMissingColumnLeavesItsKeyOutAndTheOthersInPlace() throws {
+        let folder = TemporaryFolder()
+        let (url, ids) = try Self.savedStore(folder)
+        do {
+            let connection = try SQLiteConnection(path: url.path)
+            try connection.execute("ALTER TABLE ZVALUE DROP COLUMN ZMEDIUM")
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Value"])
+        let fetched = try store.fetch(StoreFetchRequest(entity: entity, entityNames: ["Value"], predicate: nil,
+                                                        sortKeys: [], limit: 0))
+        let expected = Self.rows.map { Self.describe($0.filter { $0.key != "medium" }) }
+        #expect(fetched.map { $0.record.map { Self.describe($0.values) } } == expected)
+
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let objects = try ids.map { try context.existingObject(with: $0) }
+        #expect(objects.map { $0.value(forKey: "medium") == nil } == [true, true, true, true])
+        #expect(objects.map { $0.value(forKey: "large") as? Int } == Self.rows.map { $0["large"] as? Int })
+        #expect(objects.map { $0.value(forKey: "text") as? String } == Self.rows.map { $0["text"] as? String })
+    }
 }

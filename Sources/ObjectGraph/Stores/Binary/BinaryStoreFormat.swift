@@ -72,10 +72,10 @@ enum BinaryStoreFormat {
             writer.zigzag(record.version)
             let names = propertyNames[position]
             var present = 0
-            for key in names where record.values[key] != nil { present += 1 }
+            for key in names where record[key] != nil { present += 1 }
             writer.varint(UInt64(present))
             for (index, key) in names.enumerated() {
-                guard let value = record.values[key] else { continue }
+                guard let value = record[key] else { continue }
                 writer.varint(UInt64(index))
                 try writeValue(value, into: &writer, entityIndex: entityIndex, depth: 0, url: url)
             }
