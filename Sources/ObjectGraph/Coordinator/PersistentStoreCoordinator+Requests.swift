@@ -93,9 +93,14 @@ struct MergeSource {
         self.results = MergedFetchResult.StoreResults(results)
         self.width = sortKeys.count
         var prepared: [SortValue] = []
-        prepared.reserveCapacity(results.count * sortKeys.count)
-        for result in results {
-            for (position, key) in sortKeys.enumerated() { prepared.append(SortValue(result.sortValues[position], key.comparison)) }
+        if !sortKeys.isEmpty {
+            prepared.reserveCapacity(results.count * sortKeys.count)
+            // By position: a loop over the results would copy each one (its record) to read its sort values.
+            for index in results.indices {
+                for (position, key) in sortKeys.enumerated() {
+                    prepared.append(SortValue(results[index].sortValues[position], key.comparison))
+                }
+            }
         }
         self.prepared = prepared
     }
