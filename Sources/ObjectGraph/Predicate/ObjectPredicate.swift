@@ -136,6 +136,13 @@ public struct ObjectPredicate: Sendable, Hashable, CustomStringConvertible {
         try cache.withCompiled(make: makeCompiled) { try $0.evaluate(with: object) }
     }
 
+    /// Evaluates the predicate against a dictionary (keys are read from it) without a dynamic cast; prefer this
+    /// overload in loops over dictionaries.
+    /// - Throws: As ``evaluate(with:)-(Any?)``.
+    public func evaluate(with dictionary: [String: Any]) throws -> Bool {
+        try cache.withCompiled(make: makeCompiled) { try $0.evaluate(with: dictionary) }
+    }
+
     /// Evaluates with `$variables` bound to `substitutionVariables`; compiles on every call.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?]) throws -> Bool {
         if substitutionVariables.isEmpty { return try evaluate(with: object) }
@@ -168,6 +175,13 @@ public final class CompiledPredicate: @unchecked Sendable {
     public func evaluate(with object: Any?) throws -> Bool {
         var frame = EvaluationFrame(slots: slotCount == 0 ? [] : Array(repeating: nil, count: slotCount))
         return try root(EvaluationSubject(object), &frame)
+    }
+
+    /// Evaluates against a dictionary without a dynamic cast.
+    @inline(__always)
+    public func evaluate(with dictionary: [String: Any]) throws -> Bool {
+        var frame = EvaluationFrame(slots: slotCount == 0 ? [] : Array(repeating: nil, count: slotCount))
+        return try root(EvaluationSubject(dictionary: dictionary), &frame)
     }
 
     /// Evaluates against a ``PredicateEvaluable`` without a dynamic cast.

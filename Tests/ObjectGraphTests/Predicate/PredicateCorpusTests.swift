@@ -12,7 +12,13 @@ struct PredicateCorpusTests {
     /// Evaluates with variables through both paths (bound at compile time, and substituted into the tree)
     /// and checks that they agree.
     private func evaluate(_ predicate: ObjectPredicate, _ object: Any?, _ row: PredicateCase) throws -> Bool {
-        if row.variables.isEmpty { return try predicate.evaluate(with: object) }
+        if row.variables.isEmpty {
+            let result = try predicate.evaluate(with: object)
+            if let dictionary = object as? [String: Any] {
+                #expect(try predicate.evaluate(with: dictionary) == result, "typed dictionary path disagrees")
+            }
+            return result
+        }
         let bound = try predicate.evaluate(with: object, substitutionVariables: row.variableDictionary)
         let substituted = try predicate.withSubstitutionVariables(row.variableDictionary).evaluate(with: object)
         #expect(bound == substituted, "substitution paths disagree for \(row.format)")

@@ -1,41 +1,44 @@
 /// The object a predicate is evaluated against, classified once per evaluation so that every
 /// key read on `SELF` skips the dynamic casts.
 struct EvaluationSubject {
-    private enum Kind {
-        case dictionary([String: Any])
-        case evaluable(any PredicateEvaluable)
-        case other
-    }
-
     /// The object itself.
     let value: Any?
-    private let kind: Kind
+    // Kept apart rather than in one enum: reading a key borrows the dictionary, where matching an enum case copied
+    // the case's payload (a retain per key read).
+    private let dictionary: [String: Any]?
+    private let evaluable: (any PredicateEvaluable)?
 
     @inline(__always)
     init(_ value: Any?) {
         self.value = value
         if let dictionary = value as? [String: Any] {
-            kind = .dictionary(dictionary)
-        } else if let evaluable = value as? any PredicateEvaluable {
-            kind = .evaluable(evaluable)
+            self.dictionary = dictionary
+            evaluable = nil
         } else {
-            kind = .other
+            dictionary = nil
+            evaluable = value as? any PredicateEvaluable
         }
+    }
+
+    @inline(__always)
+    init(dictionary: [String: Any]) {
+        self.value = dictionary
+        self.dictionary = dictionary
+        evaluable = nil
     }
 
     @inline(__always)
     init(evaluable: any PredicateEvaluable) {
         self.value = evaluable
-        kind = .evaluable(evaluable)
+        dictionary = nil
+        self.evaluable = evaluable
     }
 
     /// The value for one key of the object; see ``KeyValueAccess/value(forKey:of:)``.
     @inline(__always)
     func value(forKey key: String) throws -> Any? {
-        switch kind {
-        case .dictionary(let dictionary): return dictionary[key]
-        case .evaluable(let evaluable): return try evaluable.predicateValue(forKey: key)
-        case .other: return try KeyValueAccess.value(forKey: key, of: value)
-        }
+        if dictionary != nil { return dictionary?[key] ?? nil }
+        if let evaluable { return try evaluable.predicateValue(forKey: key) }
+        return try KeyValueAccess.value(forKey: key, of: value)
     }
 }

@@ -59,6 +59,9 @@ struct PredicateCompiler {
             case 2:
                 let (a, b) = (parts[0], parts[1])
                 return { object, frame in try a(object, &frame) && b(object, &frame) }
+            case 3:  // common enough to spare the loop's reference counting of each part
+                let (a, b, c) = (parts[0], parts[1], parts[2])
+                return { object, frame in try a(object, &frame) && b(object, &frame) && c(object, &frame) }
             default:
                 return { object, frame in
                     for part in parts {
@@ -75,6 +78,9 @@ struct PredicateCompiler {
             case 2:
                 let (a, b) = (parts[0], parts[1])
                 return { object, frame in try a(object, &frame) || b(object, &frame) }
+            case 3:
+                let (a, b, c) = (parts[0], parts[1], parts[2])
+                return { object, frame in try a(object, &frame) || b(object, &frame) || c(object, &frame) }
             default:
                 return { object, frame in
                     for part in parts {
