@@ -233,13 +233,16 @@ extension ManagedObjectContext {
         let slots = object.slots
         let recordSlots = layout.recordSlots
         let attributeCount = layout.recordAttributeCount
-        var row = [(any Sendable)?](unsafeUninitializedCapacity: recordSlots.count) { buffer, initialized in
-            for position in 0..<attributeCount {
-                (buffer.baseAddress! + position).initialize(to: slots[recordSlots[position]].map(assumeSendable))
+        var row: [(any Sendable)?] = []
+        row.reserveCapacity(recordSlots.count)
+        // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?` and
+        // `(any Sendable)?` share one layout: each value is copied once, straight from its slot.
+        slots.withUnsafeBufferPointer { slots in
+            slots.withMemoryRebound(to: (any Sendable)?.self) { values in
+                for position in 0..<attributeCount { row.append(values[recordSlots[position]]) }
             }
-            for position in attributeCount..<recordSlots.count { (buffer.baseAddress! + position).initialize(to: nil) }
-            initialized = recordSlots.count
         }
+        for _ in attributeCount..<recordSlots.count { row.append(nil) }
         for position in attributeCount..<recordSlots.count {
             let relationship = layout.properties[recordSlots[position]] as! RelationshipDescription
             let targets = object.relatedObjects(relationship).filter {

@@ -140,7 +140,7 @@ extension ManagedObject {
         }
         // The common case first: an attribute's value already in its canonical type.
         if let value, let attributeType = layout.attributeTypes[index], attributeType.isCanonical(value) {
-            setValueTracked(assumeSendable(value), slot: index)
+            setValueTracked(value, slot: index)
             return
         }
         switch layout.properties[index] {
