@@ -5,6 +5,29 @@ import Testing
 
 @Suite("Model")
 struct ModelTests {
+    /// Objects find properties by name through a small table, or by hashing when two names share its slots (the same
+    /// length and first, second and last bytes); both ways find every property and nothing else.
+    @Test(arguments: [["title", "minutes", "room"], ["abxd", "abyd", "title"]])
+    func propertiesAreFoundByNameWhetherOrNotTheirNamesShareASlot(names: [String]) throws {
+        #expect((KeyMatcher(names) == nil) == names.contains("abxd"))
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Thing", properties: names.map { AttributeDescription(name: $0, type: .string) })
+        ])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let thing = context.insertNewObject(forEntityName: "Thing")
+        for name in names { thing.setValue("value of \(name)", forKey: name) }
+        #expect(names.map { thing.value(forKey: $0) as? String } == names.map { "value of \($0)" })
+        #expect(try names.map { try thing.predicateValue(forKey: $0) as? String } == names.map { "value of \($0)" })
+        for missing in ["abzd", "titles", "", "Title"] {
+            #expect(throws: (any Error).self) { try thing.predicateValue(forKey: missing) }
+        }
+        try context.save()
+        let predicate = try ObjectPredicate(format: "%K == %@", names[1], "value of \(names[1])")
+        #expect(try predicate.evaluate(with: thing))
+    }
+
     @Test func entitiesInheritProperties() {
         let model = TestModel.make()
         let workshop = model.entitiesByName["Workshop"]!

@@ -132,6 +132,8 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let attributesByName: [String: AttributeDescription]
         let relationshipsByName: [String: RelationshipDescription]
         let slots: [String: Int]
+        /// Finds slots by name without hashing it; `nil` when the names do not fit its table (see `slot(forKey:)`).
+        private let slotMatcher: KeyMatcher?
         /// What each slot holds, so objects are filled without casting property descriptions.
         let kinds: [SlotKind]
         /// A new object's slots before its to-many storage is made: attribute defaults, nil elsewhere.
@@ -221,6 +223,14 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             self.attributesByName = attributes
             self.relationshipsByName = relationships
             self.slots = slots
+            slotMatcher = KeyMatcher(names)
+        }
+
+        /// The slot of the property named `key`, if the entity has one.
+        @inline(__always)
+        func slot(forKey key: String) -> Int? {
+            if let slotMatcher { return slotMatcher.position(of: key) }
+            return slots[key]
         }
     }
 }

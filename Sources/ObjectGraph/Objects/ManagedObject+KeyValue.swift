@@ -135,7 +135,7 @@ extension ManagedObject {
     ///   Use ``AttributeType/coerce(_:)`` to check values that come from outside first.
     public func setValue(_ value: Any?, forKey key: String) {
         let layout = entity.layout
-        guard let index = layout.slots[key] else {
+        guard let index = layout.slot(forKey: key) else {
             preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
         }
         // The common case first: an attribute's value already in its canonical type.
@@ -355,7 +355,7 @@ extension ManagedObject {
 extension ManagedObject: PredicateEvaluable {
     /// The value of a property for predicates: to-many relationships as arrays.
     public func predicateValue(forKey key: String) throws -> Any? {
-        guard let index = entity.layout.slots[key] else { throw unknownKeyError(key, entityName: entity.name) }
+        guard let index = entity.layout.slot(forKey: key) else { throw unknownKeyError(key, entityName: entity.name) }
         let property = entity.layout.properties[index]
         if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
         let value = slotValue(index)

@@ -194,7 +194,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: Internal helpers
 
     func slot(for key: String) -> Int {
-        guard let index = entity.layout.slots[key] else {
+        guard let index = entity.layout.slot(forKey: key) else {
             preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
         }
         return index

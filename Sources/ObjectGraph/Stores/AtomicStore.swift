@@ -259,7 +259,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
 
         func predicateValue(forKey key: String) throws -> Any? {
             let layout = entity.layout
-            guard let slot = layout.slots[key] else { throw unknownKeyError(key, entityName: entity.name) }
+            guard let slot = layout.slot(forKey: key) else { throw unknownKeyError(key, entityName: entity.name) }
             switch layout.kinds[slot] {
             case .attribute, .other:
                 return record[key]
@@ -399,7 +399,7 @@ extension AtomicStore {
         private func isAttribute(_ key: String) -> Bool {
             entities.allSatisfy { entity in
                 let layout = entity.layout
-                guard let slot = layout.slots[key], case .attribute = layout.kinds[slot] else { return false }
+                guard let slot = layout.slot(forKey: key), case .attribute = layout.kinds[slot] else { return false }
                 return true
             }
         }
