@@ -360,6 +360,44 @@ struct StoreConformanceTests {
         #expect(try context.all("Session").count == 1)
     }
 
+    /// Objects deleted before they were ever saved leave the context at the save (or the rollback); one whose
+    /// deletion was undone is saved, and a redone deletion counts again.
+    @Test(arguments: StoreKind.all)
+    func objectsDeletedWhileInsertedLeaveAtTheSaveOrRollback(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let gone = context.makeSession("gone")
+        let kept = context.makeSession("kept")
+        let redone = context.makeSession("redone")
+        context.processPendingChanges()
+        context.delete(gone)
+        context.delete(kept)
+        context.processPendingChanges()
+        context.undo()  // kept and gone come back
+        #expect(!kept.isDeleted && !gone.isDeleted)
+        context.delete(gone)
+        context.delete(redone)
+        context.processPendingChanges()
+        context.undo()
+        context.redo()  // gone and redone deleted again
+        #expect(gone.isDeleted && redone.isDeleted && !kept.isDeleted)
+        try context.save()
+        #expect(gone.managedObjectContext == nil && redone.managedObjectContext == nil)
+        #expect(kept.managedObjectContext === context)
+        #expect(context.registeredObjects.map(\.objectID) == [kept.objectID])
+        #expect(try fixture.context().all("Session").map { $0.value(forKey: "guid") as? String } == ["kept"])
+
+        let discarded = context.makeSession("discarded")
+        context.delete(discarded)
+        #expect(context.registeredObjects.count == 2)
+        context.rollback()
+        #expect(discarded.managedObjectContext == nil)
+        #expect(context.registeredObjects.map(\.objectID) == [kept.objectID])
+        try context.save()
+        #expect(try fixture.context().all("Session").count == 1)
+    }
+
     @Test(arguments: StoreKind.all)
     func undoAndRedoWorkInGroups(kind: StoreKind) throws {
         let fixture = Fixture(kind)

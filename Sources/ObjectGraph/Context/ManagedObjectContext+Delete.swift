@@ -1,6 +1,15 @@
 import Foundation
 
 extension ManagedObjectContext {
+    /// The objects still deleted while inserted (a deletion undone since leaves them out); empties the list.
+    func takeDeletedWhileInserted() -> [ManagedObject] {
+        let objects = deletedWhileInserted.objects.filter {
+            $0.isInsertedFlag && $0.isDeletedFlag && $0.managedObjectContext === self
+        }
+        deletedWhileInserted.removeAll()
+        return objects
+    }
+
     /// Deletes an object when the context is next saved, applying its relationships' delete rules now:
     /// nullify removes it from its destinations' inverses, cascade deletes the destinations, deny makes the save fail
     /// while destinations remain, no-action leaves the graph to the caller.
@@ -16,6 +25,7 @@ extension ManagedObjectContext {
         if wasInserted {
             inserted.remove(object)
             pending.inserted.remove(object)
+            deletedWhileInserted.add(object)
         } else {
             deleted.add(object)
             pending.deleted.add(object)

@@ -291,7 +291,7 @@ extension ManagedObjectContext {
             object.managedObjectContext = nil
             event.deletedObjectIDs.insert(object.objectID)
         }
-        for object in registered.objects(where: { $0.isInsertedFlag && $0.isDeletedFlag }) {
+        for object in takeDeletedWhileInserted() {
             forget(object)
             object.managedObjectContext = nil
         }

@@ -111,9 +111,7 @@ extension ManagedObjectContext {
         for object in inserted.objects + deleted.objects.filter(\.isInsertedFlag) {
             discardInserted(object)
         }
-        for object in registered.objects(where: { $0.isInsertedFlag && $0.isDeletedFlag }) {
-            discardInserted(object)
-        }
+        for object in takeDeletedWhileInserted() { discardInserted(object) }
         for object in changed.objects + deleted.objects {
             if let snapshot = object.snapshot {
                 object.slots = snapshot
@@ -151,6 +149,7 @@ extension ManagedObjectContext {
         }
         registered.removeAll()
         inserted.removeAll()
+        deletedWhileInserted.removeAll()
         deleted.removeAll()
         changed.removeAll()
         assignedStores.removeAll()

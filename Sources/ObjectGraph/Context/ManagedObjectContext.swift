@@ -21,6 +21,11 @@ public final class ManagedObjectContext {
     var inserted = ObjectList()
     var deleted = ObjectList()
     var changed = ObjectList()
+    /// Objects deleted while inserted (they leave the context at the next save or rollback unless the deletion is
+    /// undone), so that neither has to look through every registered object for them. An undone deletion leaves its
+    /// object listed (the save and rollback check the flags), so a redone one needs no new entry: only the save,
+    /// rollback and reset empty the list, and they empty the undo and redo stacks too.
+    var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
     var undoStack: [[UndoOperation]] = []
     var redoStack: [[UndoOperation]] = []
