@@ -35,6 +35,9 @@ public struct StoreRecord: Sendable {
     }
 
     /// The persistent values by property name.
+    ///
+    /// Records that stores and contexts make in bulk keep their values in an array laid out by key, and reading
+    /// `values` builds the dictionary; to read a few values, use the subscript.
     public var values: [String: any Sendable] {
         get {
             switch storage {
