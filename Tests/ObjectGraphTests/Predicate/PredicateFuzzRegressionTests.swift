@@ -69,4 +69,27 @@ struct PredicateFuzzRegressionTests {
         let reparsed = try ObjectPredicate(format: predicate.predicateFormat)
         #expect(reparsed == predicate, "\(predicate.predicateFormat)")
     }
+
+    /// `CAST('11e3089\0…', 'NSDate')` read the string's digits up to the NUL as a number (C's `strtod` stops at a
+    /// NUL), overflowed to an infinite date, and printed it as `CAST(inf, "NSDate")`, where `inf` reads as a key
+    /// path. Text with a NUL, and NaN (which equals nothing, not even itself), are no numbers now.
+    @Test(arguments: [
+        "bay > CAST('11e3089\0\0\0\0\0\0\01T\u{7}E:00:00+02:00', 'NSDate')", "x == CAST('12\0x', 'NSNumber')",
+        "x == CAST('12\0x', 'NSDecimalNumber')", "x == CAST('nan', 'NSNumber')", "x == CAST('NaN', 'NSDecimalNumber')",
+        "x > CAST('nan', 'NSDate')",
+    ])
+    func textWithANulOrNaNIsNoNumber(format: String) {
+        let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: format) }
+        #expect(error?.code == .invalidCast)
+    }
+
+    /// Infinite dates (an overflowing number in a string) print through a string, as infinite doubles do, and parse
+    /// back equal.
+    @Test(arguments: ["x > CAST('1e400', 'NSDate')", "x > CAST('-1e400', 'NSDate')",
+                      "x > CAST(CAST('inf', 'NSNumber'), 'NSDate')", "x == CAST('1e400', 'NSNumber')"])
+    func infiniteDatesAndNumbersPrintInAFormThatParsesBack(format: String) throws {
+        let predicate = try ObjectPredicate(format: format)
+        #expect(!predicate.predicateFormat.contains("CAST(inf") && !predicate.predicateFormat.contains("CAST(-inf"))
+        #expect(try ObjectPredicate(format: predicate.predicateFormat) == predicate, "\(predicate.predicateFormat)")
+    }
 }

@@ -7,6 +7,14 @@ enum CastConversion {
         try PredicateValue(argument: convert(value.runtimeValue, to: type))
     }
 
+    /// The number a string spells, infinities included; `nil` for NaN, which equals nothing (not even itself, so a
+    /// predicate holding it could not equal its own canonical form), and for text with a NUL byte, whose C parse
+    /// would stop there and read a prefix as the whole.
+    private static func double(from string: String) -> Double? {
+        guard !string.utf8.contains(0), let value = Double(string), !value.isNaN else { return nil }
+        return value
+    }
+
     /// Converts a runtime value; nil stays nil.
     /// - Throws: ``ObjectPredicateError/Code/invalidCast`` when the value has no such conversion.
     static func convert(_ value: Any?, to type: ObjectExpression.CastType) throws -> Any? {
@@ -14,11 +22,11 @@ enum CastConversion {
         switch type {
         case .date:
             if let date = value as? Date { return date }
-            if let number = NumericValue(value), !(value is Bool) {
+            if let number = NumericValue(value), !(value is Bool), !number.doubleValue.isNaN {
                 return Date(timeIntervalSinceReferenceDate: number.doubleValue)
             }
             if let string = ValueSemantics.string(value) {
-                if let seconds = Double(string) { return Date(timeIntervalSinceReferenceDate: seconds) }
+                if let seconds = double(from: string) { return Date(timeIntervalSinceReferenceDate: seconds) }
                 if let date = ISO8601.parse(string) { return date }
             }
         case .number, .decimal:
@@ -27,14 +35,15 @@ enum CastConversion {
                 number = .double(date.timeIntervalSinceReferenceDate)
             } else if let n = NumericValue(value) {
                 number = n
-            } else if let string = ValueSemantics.string(value) {
+            } else if let string = ValueSemantics.string(value), !string.utf8.contains(0) {
                 let trimmed = string.trimmingCharacters(in: .whitespaces)
                 if let i = Int64(trimmed) {
                     number = .int(i)
-                } else if type == .decimal, let d = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+                } else if type == .decimal, let d = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")),
+                    !d.isNaN
                 {
                     number = .decimal(d)
-                } else if let d = Double(trimmed) {
+                } else if let d = double(from: trimmed) {
                     number = .double(d)
                 }
             }

@@ -215,6 +215,11 @@ extension PredicateValue {
         case .string(let v): PredicateFormatter.writeString(v, to: &output)
         case .date(let v):
             let seconds = v.timeIntervalSinceReferenceDate
+            guard seconds.isFinite else {
+                // No number literal spells an infinity: it goes through a string, as for a double.
+                output += "CAST(CAST(\"\(seconds)\", \"NSNumber\"), \"NSDate\")"
+                return
+            }
             let fixed = String(format: "%.6f", seconds)
             output += "CAST(" + (Double(fixed) == seconds ? fixed : "\(seconds)") + ", \"NSDate\")"
         case .data(let v): output += "CAST(\"\(v.base64EncodedString())\", \"NSData\")"
