@@ -54,7 +54,7 @@ struct ObjectValidationTests {
         let context = try Self.context()
         let item = context.insertNewObject(forEntityName: "Item")
         // A value of the wrong type reaches a slot without setValue (as a custom store could put it there).
-        item.slots[item.entity.layout.slots["title"]!] = 42
+        item.slots[item.entity.layout.slot(forKey: "title")!] = 42
         let error = try #require(throws: ValidationError.self) { try context.save() }
         #expect(Set(error.allErrors.map(\.code)) == [.wrongType, .missingMandatoryProperty])
         #expect(context.insertedObjects == [item])
@@ -62,7 +62,7 @@ struct ObjectValidationTests {
         // An integer16 out of its range is refused even though it is an Int.
         item.setValue("fine", forKey: "title")
         item.setValue(1, forKey: "count")
-        item.slots[item.entity.layout.slots["small"]!] = 40_000
+        item.slots[item.entity.layout.slot(forKey: "small")!] = 40_000
         #expect(throws: ValidationError.self) { try context.save() }
         item.setValue(7, forKey: "small")
         try context.save()

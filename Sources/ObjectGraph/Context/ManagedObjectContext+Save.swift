@@ -242,7 +242,6 @@ extension ManagedObjectContext {
                 for position in 0..<attributeCount { row.append(values[recordSlots[position]]) }
             }
         }
-        for _ in attributeCount..<recordSlots.count { row.append(nil) }
         for position in attributeCount..<recordSlots.count {
             let relationship = layout.properties[recordSlots[position]] as! RelationshipDescription
             let targets = object.relatedObjects(relationship).filter {
@@ -257,9 +256,9 @@ extension ManagedObjectContext {
                                                        objectID: foreign))
             }
             if relationship.isToMany {
-                if !ids.isEmpty { row[position] = ids }
-            } else if let first = ids.first {
-                row[position] = first
+                row.append(ids.isEmpty ? nil : ids)
+            } else {
+                row.append(ids.first)
             }
         }
         return StoreRecord(objectID: id, version: version, keys: layout.recordKeys, row: row)

@@ -131,9 +131,8 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let propertiesByName: [String: PropertyDescription]
         let attributesByName: [String: AttributeDescription]
         let relationshipsByName: [String: RelationshipDescription]
-        let slots: [String: Int]
-        /// Finds slots by name without hashing it; `nil` when the names do not fit its table (see `slot(forKey:)`).
-        private let slotMatcher: KeyMatcher?
+        /// The slot of each property, by name (see `slot(forKey:)`).
+        private let slots: NameIndex
         /// What each slot holds, so objects are filled without casting property descriptions.
         let kinds: [SlotKind]
         /// A new object's slots before its to-many storage is made: attribute defaults, nil elsewhere.
@@ -178,10 +177,8 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             var byName: [String: PropertyDescription] = [:]
             var attributes: [String: AttributeDescription] = [:]
             var relationships: [String: RelationshipDescription] = [:]
-            var slots: [String: Int] = [:]
             for (index, property) in properties.enumerated() {
                 byName[property.name] = property
-                slots[property.name] = index
                 if let attribute = property as? AttributeDescription { attributes[property.name] = attribute }
                 if let relationship = property as? RelationshipDescription {
                     relationships[property.name] = relationship
@@ -222,15 +219,13 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             self.propertiesByName = byName
             self.attributesByName = attributes
             self.relationshipsByName = relationships
-            self.slots = slots
-            slotMatcher = KeyMatcher(names)
+            slots = NameIndex(names)
         }
 
         /// The slot of the property named `key`, if the entity has one.
         @inline(__always)
         func slot(forKey key: String) -> Int? {
-            if let slotMatcher { return slotMatcher.position(of: key) }
-            return slots[key]
+            slots.position(of: key)
         }
     }
 }

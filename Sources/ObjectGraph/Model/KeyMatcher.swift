@@ -57,3 +57,24 @@ package struct KeyMatcher: Sendable {
         } ?? nil
     }
 }
+
+/// The position of each of a list of names: through a ``KeyMatcher`` when the names fit its table, else through a
+/// dictionary (a name listed twice is found at its last position).
+package struct NameIndex: Sendable {
+    private let matcher: KeyMatcher?
+    /// Only when there is no matcher.
+    private let positions: [String: Int]
+
+    package init(_ names: [String]) {
+        matcher = KeyMatcher(names)
+        positions = matcher != nil
+            ? [:] : Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// The position of `name`, or `nil` when it is not listed.
+    @inline(__always)
+    package func position(of name: String) -> Int? {
+        if let matcher { return matcher.position(of: name) }
+        return positions[name]
+    }
+}

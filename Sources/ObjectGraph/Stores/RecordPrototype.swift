@@ -4,15 +4,15 @@
 /// one dictionary that never changes visits its entries in the same order every time; that order is recorded once
 /// here, so each entry's position is known without reading it back. Entries left without a value are removed after.
 /// Used to hand out the values of records that keep them as rows (see ``RecordKeys``) as a dictionary.
-package struct RecordPrototype: Sendable {
-    @usableFromInline let prototype: [String: any Sendable]
+struct RecordPrototype: Sendable {
+    let prototype: [String: any Sendable]
     /// The position (in `keys`) of each entry, in the order `prototype.mapValues` visits them.
-    @usableFromInline let visitOrder: [Int]
-    @usableFromInline let keys: [String]
+    let visitOrder: [Int]
+    let keys: [String]
 
-    /// Keys by position; `extraCapacity` leaves room for entries callers add to a record afterwards.
-    package init(keys: [String], extraCapacity: Int = 0) {
-        var prototype: [String: any Sendable] = Dictionary(minimumCapacity: keys.count + extraCapacity)
+    /// Keys by position.
+    init(keys: [String]) {
+        var prototype: [String: any Sendable] = Dictionary(minimumCapacity: keys.count)
         for (position, key) in keys.enumerated() { prototype[key] = position }
         var order: [Int] = []
         order.reserveCapacity(keys.count)
@@ -26,8 +26,7 @@ package struct RecordPrototype: Sendable {
     }
 
     /// A dictionary holding `value(position)` under each key, without the keys whose value is nil.
-    @inlinable
-    package func values(_ value: (Int) -> (any Sendable)?) -> [String: any Sendable] {
+    func values(_ value: (Int) -> (any Sendable)?) -> [String: any Sendable] {
         var visited = 0
         var missing: [Int] = []
         var values = prototype.mapValues { placeholder -> any Sendable in

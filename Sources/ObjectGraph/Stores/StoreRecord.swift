@@ -53,7 +53,7 @@ public struct StoreRecord: Sendable {
         get {
             switch storage {
             case .dictionary(let values): values[key]
-            case .row(let keys, let row): keys.positions[key].flatMap { row[$0] }
+            case .row(let keys, let row): keys.position(of: key).flatMap { row[$0] }
             }
         }
         set {
@@ -63,7 +63,7 @@ public struct StoreRecord: Sendable {
                 values[key] = newValue
                 storage = .dictionary(values)
             case .row(let keys, var row):
-                if let position = keys.positions[key] {
+                if let position = keys.position(of: key) {
                     storage = .dictionary([:])
                     row[position] = newValue
                     storage = .row(keys, row)
@@ -93,18 +93,19 @@ public struct StoreRecord: Sendable {
 package final class RecordKeys: Sendable {
     /// The keys by position.
     package let names: [String]
-    /// The position of each key.
-    package let positions: [String: Int]
+    private let index: NameIndex
     /// Makes the dictionary of a row's values without hashing a key.
     let prototype: RecordPrototype
 
     package init(_ names: [String]) {
         self.names = names
-        var positions: [String: Int] = Dictionary(minimumCapacity: names.count)
-        for (position, name) in names.enumerated() where positions[name] == nil { positions[name] = position }
-        self.positions = positions
+        index = NameIndex(names)
         prototype = RecordPrototype(keys: names)
     }
+
+    /// The position of a key, or `nil` when it is none of them.
+    @inline(__always)
+    package func position(of key: String) -> Int? { index.position(of: key) }
 }
 
 /// A fetch as the coordinator hands it to one store.

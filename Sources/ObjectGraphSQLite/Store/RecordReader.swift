@@ -45,9 +45,9 @@ struct RecordReader {
             self.number = number
             let keys: RecordKeys
             var positioned: [(Field, Int)] = []
-            if let entityKeys, fields.allSatisfy({ entityKeys.positions[$0.name] != nil }) {
+            if let entityKeys, fields.allSatisfy({ entityKeys.position(of: $0.name) != nil }) {
                 keys = entityKeys
-                positioned = fields.map { ($0, entityKeys.positions[$0.name]!) }.sorted { $0.1 < $1.1 }
+                positioned = fields.map { ($0, entityKeys.position(of: $0.name)!) }.sorted { $0.1 < $1.1 }
             } else {
                 keys = RecordKeys(fields.map(\.name))
                 positioned = fields.enumerated().map { ($1, $0) }

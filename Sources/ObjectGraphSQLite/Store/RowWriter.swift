@@ -87,7 +87,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         if let last = lastRowPositions, last.keys === keys { return last.positions }
         let entry = rowPositions[ObjectIdentifier(keys)] ?? (keys, sources.map { source in
             switch source {
-            case .attribute(let name, _), .foreignKey(let name), .foreignEntity(let name): keys.positions[name] ?? -1
+            case .attribute(let name, _), .foreignKey(let name), .foreignEntity(let name): keys.position(of: name) ?? -1
             }
         })
         rowPositions[ObjectIdentifier(keys)] = entry

@@ -83,6 +83,14 @@ struct PredicateFuzzRegressionTests {
         #expect(error?.code == .invalidCast)
     }
 
+    /// A NaN number is no date either, when a cast meets it at evaluation; infinities are.
+    @Test func aNaNNumberIsNoDate() throws {
+        let predicate = try ObjectPredicate(format: "CAST(x, 'NSDate') != nil")
+        let error = #expect(throws: ObjectPredicateError.self) { try predicate.evaluate(with: ["x": Double.nan]) }
+        #expect(error?.code == .invalidCast)
+        #expect(try predicate.evaluate(with: ["x": Double.infinity]))
+    }
+
     /// Infinite dates (an overflowing number in a string) print through a string, as infinite doubles do, and parse
     /// back equal.
     @Test(arguments: ["x > CAST('1e400', 'NSDate')", "x > CAST('-1e400', 'NSDate')",
