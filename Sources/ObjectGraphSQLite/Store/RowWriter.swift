@@ -17,10 +17,10 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     private let attributeKinds: [ColumnKind?]
     /// Finds attribute sources by a record's keys without hashing; `nil` when two names share a slot.
     private let matcher: KeyMatcher?
-    /// For records that keep their values as rows: the row position of each source (-1 for none), by the rows'
-    /// keys. Saves run one at a time, so the cache needs no lock.
-    private var rowPositions: [ObjectIdentifier: (keys: RecordKeys, positions: [Int])] = [:]
-    private var lastRowPositions: (keys: RecordKeys, positions: [Int])?
+    /// For records that keep their values as rows: the row position of each source (-1 for none) in rows laid out
+    /// by the last keys seen (a writer's rows nearly always share its entity's). Saves run one at a time, so the
+    /// cache needs no lock.
+    private var rowPositions: (keys: RecordKeys, positions: [Int])?
 
     init(mapping: EntityMapping, schema: SQLiteSchema) {
         var columns: [String] = []
@@ -84,15 +84,14 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
 
     /// The row position of each source in rows laid out by `keys`.
     private func positions(for keys: RecordKeys) -> [Int] {
-        if let last = lastRowPositions, last.keys === keys { return last.positions }
-        let entry = rowPositions[ObjectIdentifier(keys)] ?? (keys, sources.map { source in
+        if let cached = rowPositions, cached.keys === keys { return cached.positions }
+        let positions = sources.map { source in
             switch source {
             case .attribute(let name, _), .foreignKey(let name), .foreignEntity(let name): keys.position(of: name) ?? -1
             }
-        })
-        rowPositions[ObjectIdentifier(keys)] = entry
-        lastRowPositions = entry
-        return entry.positions
+        }
+        rowPositions = (keys, positions)
+        return positions
     }
 
     /// Binds a record's row: each source's value by position.
