@@ -177,7 +177,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
             var byName: [String: PropertyDescription] = [:]
             var attributes: [String: AttributeDescription] = [:]
             var relationships: [String: RelationshipDescription] = [:]
-            for (index, property) in properties.enumerated() {
+            for property in properties {
                 byName[property.name] = property
                 if let attribute = property as? AttributeDescription { attributes[property.name] = attribute }
                 if let relationship = property as? RelationshipDescription {
