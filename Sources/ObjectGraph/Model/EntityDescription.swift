@@ -126,6 +126,18 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     /// position (see `Layout.recordKeys`).
     package var recordKeys: RecordKeys { layout.recordKeys }
 
+    /// A validation error about a property of the entity, its message naming the entity and property through the
+    /// model's localization dictionary; `text` holds `%@` where the property's name goes.
+    func validationError(_ code: ValidationError.Code, key: String, text: String,
+                         objectID: ManagedObjectID?) -> ValidationError {
+        let model = managedObjectModel
+        let propertyName = model?.localizedName(ofProperty: key, entity: name) ?? key
+        let entityName = model?.localizedName(ofEntity: name) ?? name
+        let sentence = (model?.localizedErrorString(text) ?? text).replacingOccurrences(of: "%@", with: propertyName)
+        return ValidationError(code: code, message: "\(entityName): \(sentence).",
+                               context: ErrorContext(entityName: name, key: key, objectID: objectID))
+    }
+
     final class Layout {  // a class: frozen entities hand out one shared instance without copying its tables
         let properties: [PropertyDescription]
         let propertiesByName: [String: PropertyDescription]

@@ -201,12 +201,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     func validationError(_ code: ValidationError.Code, key: String, text: String) -> ValidationError {
-        let model = entity.managedObjectModel
-        let name = model?.localizedName(ofProperty: key, entity: entity.name) ?? key
-        let entityName = model?.localizedName(ofEntity: entity.name) ?? entity.name
-        let sentence = (model?.localizedErrorString(text) ?? text).replacingOccurrences(of: "%@", with: name)
-        return ValidationError(code: code, message: "\(entityName): \(sentence).",
-                               context: ErrorContext(entityName: entity.name, key: key, objectID: objectID))
+        entity.validationError(code, key: key, text: text, objectID: objectID)
     }
 
     /// The destinations of a relationship as an array (empty for none).

@@ -1,10 +1,21 @@
 import Foundation
 
-/// Applies a model's validation rules to one value of one property of an object.
+/// Applies a model's validation rules to one value of one property of an object of an entity.
 ///
 /// Messages name the property through the model's localization dictionary and never include the value itself.
 struct PropertyValidator {
-    let object: ManagedObject
+    let entity: EntityDescription
+    /// The object the value belongs to, for errors' context; `nil` for values that are not an object's yet.
+    let objectID: ManagedObjectID?
+
+    init(object: ManagedObject) {
+        self.init(entity: object.entity, objectID: object.objectID)
+    }
+
+    init(entity: EntityDescription, objectID: ManagedObjectID?) {
+        self.entity = entity
+        self.objectID = objectID
+    }
 
     func validate(_ value: Any?, for property: PropertyDescription) -> [ValidationError] {
         switch property {
@@ -15,7 +26,7 @@ struct PropertyValidator {
     }
 
     private func error(_ code: ValidationError.Code, _ property: PropertyDescription, _ text: String) -> ValidationError {
-        object.validationError(code, key: property.name, text: text)
+        entity.validationError(code, key: property.name, text: text, objectID: objectID)
     }
 
     private func validate(_ value: Any?, attribute: AttributeDescription) -> [ValidationError] {
