@@ -70,6 +70,15 @@ extension ManagedObjectContext {
         try fetch(request).map(\.objectID)
     }
 
+    /// Inserts many objects straight into a store through the coordinator (see
+    /// ``PersistentStoreCoordinator/execute(_:)``).
+    ///
+    /// As in Core Data, the context is not changed: the new objects are not registered, and its own unsaved
+    /// changes stay unsaved. Fetch to see the new objects.
+    public func execute(_ request: BatchInsertRequest) throws -> BatchInsertResult {
+        try persistentStoreCoordinator.execute(request)
+    }
+
     /// How many objects a request would return (its offset and limit applied).
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try entity(named: request.entityName)

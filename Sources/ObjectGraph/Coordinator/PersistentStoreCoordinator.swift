@@ -325,6 +325,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         withState { saveObservers[token] = nil }
     }
 
+    /// Whether any save observer is registered (so that callers build events only for someone).
+    var hasSaveObservers: Bool { withState { !saveObservers.isEmpty } }
+
     func notifySaved(_ event: ContextDidSave) {
         let observers = withState { Array(saveObservers.values) }
         for observer in observers { observer(event) }

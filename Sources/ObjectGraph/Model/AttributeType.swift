@@ -116,6 +116,25 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The type of the canonical values of this type when the type alone makes a value canonical (not for
+    /// integers narrower than 64 bits, which need a range check, nor for types that take any value).
+    var canonicalTypeIdentifier: ObjectIdentifier? {
+        switch self {
+        case .integer64: ObjectIdentifier(Int.self)
+        case .double: ObjectIdentifier(Double.self)
+        case .float: ObjectIdentifier(Float.self)
+        case .decimal: ObjectIdentifier(Decimal.self)
+        case .string: ObjectIdentifier(String.self)
+        case .boolean: ObjectIdentifier(Bool.self)
+        case .date: ObjectIdentifier(Date.self)
+        case .binaryData: ObjectIdentifier(Data.self)
+        case .uuid: ObjectIdentifier(UUID.self)
+        case .uri: ObjectIdentifier(URL.self)
+        case .objectID: ObjectIdentifier(ManagedObjectID.self)
+        case .integer16, .integer32, .transformable, .undefined: nil
+        }
+    }
+
     static func integer(from value: Any) -> Int? {
         switch value {
         case let v as Int: return v

@@ -1,0 +1,241 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// Inserts the objects of a ``BatchInsertRequest`` into one store, in one save.
+    ///
+    /// Every object is converted and validated before anything is written; when any fails, nothing is written and
+    /// the error lists the failures (the first 100) with the position of each object in the batch. Save observers
+    /// (``addSaveObserver(_:)``) hear of the new objects; contexts see them when they next fetch.
+    ///
+    /// - Throws: ``ModelError/Code/unknownEntity``; ``StoreError/Code/unsupportedRequest`` for an abstract entity
+    ///   or a relationship's key; ``ValidationError`` (``ValidationError/Code/unknownKey`` for a key that is not
+    ///   a stored attribute, ``ValidationError/Code/wrongType``, the model's rules); the routing errors of
+    ///   ``ManagedObjectContext/save()``; the store's own errors.
+    public func execute(_ request: BatchInsertRequest) throws -> BatchInsertResult {
+        guard let entity = managedObjectModel.entitiesByName[request.entityName] else {
+            throw ModelError(code: .unknownEntity, message: "The model has no entity named '\(request.entityName)'.",
+                             context: ErrorContext(entityName: request.entityName))
+        }
+        guard !entity.isAbstract else {
+            throw StoreError(code: .unsupportedRequest,
+                             message: "Entity '\(entity.name)' is abstract; batch insert objects of a concrete "
+                                + "sub-entity.", context: ErrorContext(entityName: entity.name))
+        }
+        let store = try storeForBatchInsert(of: entity, among: request.affectedStores)
+        var builder = try BatchRecordBuilder(entity: entity)
+        if let objects = request.objectsToInsert {
+            builder.reserveCapacity(objects.count)
+            for values in objects { builder.add(values) }
+        } else if let handler = request.dictionaryHandler {
+            var values: [String: any Sendable] = [:]
+            while !handler(&values) {
+                builder.add(values)
+                values.removeAll(keepingCapacity: true)
+            }
+        }
+        let rows = try builder.finish()
+        guard !rows.isEmpty else {
+            return BatchInsertResult(resultType: request.resultType, count: 0,
+                                     objectIDs: request.resultType == .objectIDs ? [] : nil)
+        }
+        let ids = try newObjectIDs(entityName: entity.name, in: store, count: rows.count)
+        var changes = StoreChanges()
+        changes.inserted.reserveCapacity(rows.count)
+        let keys = entity.layout.recordKeys
+        for (id, row) in zip(ids, rows) {
+            changes.inserted.append(StoreRecord(objectID: id, version: 1, keys: keys, row: row))
+        }
+        try save([(store, changes)])
+        if hasSaveObservers {
+            notifySaved(ContextDidSave(insertedObjectIDs: Set(ids)))
+        }
+        return BatchInsertResult(resultType: request.resultType, count: ids.count,
+                                 objectIDs: request.resultType == .objectIDs ? ids : nil)
+    }
+
+    /// The store a batch insert writes to: the first of `candidates` that is attached, writable and holds the
+    /// entity, or, without candidates, the store a context's save would route a new object to.
+    private func storeForBatchInsert(of entity: EntityDescription,
+                                     among candidates: [PersistentStore]?) throws -> PersistentStore {
+        guard let candidates else { return try storeForNewObject(of: entity, assigned: nil) }
+        let attached = persistentStores
+        let store = candidates.first { candidate in
+            attached.contains { $0 === candidate } && !candidate.isReadOnly && candidate.holds(entityNamed: entity.name)
+        }
+        guard let store else {
+            throw StoreError(code: .noStoreForEntity,
+                             message: "None of the request's \(candidates.count) affected store(s) is attached, "
+                                + "writable and configured to hold entity '\(entity.name)'.",
+                             context: ErrorContext(entityName: entity.name))
+        }
+        return store
+    }
+}
+
+/// Turns a batch insert's dictionaries into record rows laid out by the entity's record keys (see
+/// `EntityDescription.Layout.recordKeys`), converting each value to its attribute's type and applying the model's
+/// validation rules.
+struct BatchRecordBuilder {
+    /// More failures than this stop the conversion: the error then lists the first ones.
+    static let failureLimit = 100
+
+    private let entity: EntityDescription
+    private let layout: EntityDescription.Layout
+    /// A row of defaults: every new row starts as a copy.
+    private let defaults: [(any Sendable)?]
+    /// The type of the attribute at each row position.
+    private let types: [AttributeType]
+    /// The Swift type of the values already canonical at each attribute position, when telling needs no more than
+    /// the type and, for narrower integers, a range check (see `AttributeType.isCanonical(_:)`).
+    private let canonicalTypes: [ObjectIdentifier?]
+    /// The range of the integer attributes narrower than 64 bits, by position.
+    private let integerRanges: [ClosedRange<Int>?]
+    /// Which positions the current object's dictionary gave (all false between objects).
+    private var givenScratch: [Bool]
+    /// The positions of attributes that must have a value and have no other rule.
+    private let required: [Int]
+    /// The positions of attributes with rules beyond type and optionality.
+    private let ruled: [(position: Int, attribute: AttributeDescription)]
+    private var rows: [[(any Sendable)?]] = []
+    private var failures: [ValidationError] = []
+    private var storeFailure: StoreError?
+
+    init(entity: EntityDescription) throws {
+        self.entity = entity
+        let layout = entity.layout
+        self.layout = layout
+        let attributeSlots = layout.recordSlots.prefix(layout.recordAttributeCount)
+        types = attributeSlots.map { layout.attributeTypes[$0]! }
+        canonicalTypes = types.map { $0.isInteger ? ObjectIdentifier(Int.self) : $0.canonicalTypeIdentifier }
+        integerRanges = types.map { $0 == .integer64 ? nil : $0.integerRange }
+        givenScratch = Array(repeating: false, count: layout.recordSlots.count)
+        var defaults: [(any Sendable)?] = attributeSlots.map { slot in layout.template[slot].map(assumeSendable) }
+        defaults += Array(repeating: nil, count: layout.recordSlots.count - layout.recordAttributeCount)
+        self.defaults = defaults
+        var required: [Int] = []
+        var ruled: [(Int, AttributeDescription)] = []
+        for (position, slot) in attributeSlots.enumerated() {
+            switch layout.typeOnlyOptionality[slot] {
+            case false?: required.append(position)
+            case true?: break
+            case nil: ruled.append((position, layout.properties[slot] as! AttributeDescription))
+            }
+        }
+        self.required = required
+        self.ruled = ruled
+        // Relationships cannot be set, so one that must hold objects fails every object alike.
+        for slot in layout.recordSlots.dropFirst(layout.recordAttributeCount) {
+            let relationship = layout.properties[slot] as! RelationshipDescription
+            if !relationship.isOptional || (relationship.isToMany && relationship.minCount > 0) {
+                throw entity.validationError(
+                    relationship.isToMany ? .relationshipLacksMinimumCount : .missingMandatoryProperty,
+                    key: relationship.name, text: "%@ is required, and batch inserts cannot set relationships",
+                    objectID: nil)
+            }
+        }
+    }
+
+    mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(count) }
+
+    /// Converts and checks one object's values; failures are kept for ``finish()``.
+    mutating func add(_ values: [String: any Sendable]) {
+        guard failures.count < Self.failureLimit, storeFailure == nil else { return }
+        let index = rows.count
+        let keys = layout.recordKeys
+        let width = defaults.count
+        let (types, canonicalTypes, integerRanges) = (self.types, self.canonicalTypes, self.integerRanges)
+        let defaults = self.defaults
+        var given: [Bool] = []
+        swap(&given, &givenScratch)  // borrowed for this object, not copied
+        // Keys that are not stored attributes (position nil) and values of the wrong type, reported below.
+        var problems: [(key: String, position: Int?)] = []
+        // Each given value is moved into its place once (no row of defaults copied and then overwritten); the
+        // places no key named get their default after.
+        let row = [(any Sendable)?](unsafeUninitializedCapacity: width) { buffer, initialized in
+            let base = buffer.baseAddress!
+            for (key, value) in values {
+                guard let position = keys.position(of: key), position < types.count, !given[position] else {
+                    problems.append((key, nil))
+                    continue
+                }
+                if let canonical = canonicalTypes[position], ObjectIdentifier(type(of: value)) == canonical,
+                    integerRanges[position].map({ $0.contains(Self.reinterpretAsInt(value)) }) ?? true
+                {
+                    (base + position).initialize(to: value)
+                } else if let converted = types[position].coerce(value) {
+                    (base + position).initialize(to: converted)
+                } else {
+                    problems.append((key, position))
+                    continue
+                }
+                given[position] = true
+            }
+            for position in 0..<width {
+                if given[position] {
+                    given[position] = false
+                } else {
+                    (base + position).initialize(to: defaults[position])
+                }
+            }
+            initialized = width
+        }
+        swap(&given, &givenScratch)
+        var failed = !problems.isEmpty
+        for (key, position) in problems {
+            if let position {
+                fail(entity.validationError(.wrongType, key: key,
+                                            text: "%@ must be a value of type \(types[position].rawValue)",
+                                            objectID: nil), at: index)
+            } else {
+                reject(key: key, at: index)
+            }
+        }
+        // A value of the wrong type was reported already: its place is not also missing or checked against rules.
+        func wasRejected(_ position: Int) -> Bool { failed && problems.contains { $0.position == position } }
+        for position in required where row[position] == nil && !wasRejected(position) {
+            fail(entity.validationError(.missingMandatoryProperty, key: layout.recordKeys.names[position],
+                                        text: "%@ is required", objectID: nil), at: index)
+            failed = true
+        }
+        if !ruled.isEmpty {
+            let validator = PropertyValidator(entity: entity, objectID: nil)
+            for (position, attribute) in ruled where !wasRejected(position) {
+                for error in validator.validate(row[position], for: attribute) {
+                    fail(error, at: index)
+                    failed = true
+                }
+            }
+        }
+        rows.append(failed ? [] : row)
+    }
+
+    /// The rows, or the failures.
+    consuming func finish() throws -> [[(any Sendable)?]] {
+        if let storeFailure { throw storeFailure }
+        if let error = ValidationError.combining(failures) { throw error }
+        return rows
+    }
+
+    /// A value whose type was just found to be `Int`, read as one without a dynamic cast.
+    private static func reinterpretAsInt<T>(_ value: T) -> Int { unsafeBitCast(value, to: Int.self) }
+
+    private mutating func reject(key: String, at index: Int) {
+        if layout.relationshipsByName[key] != nil {
+            storeFailure = StoreError(code: .unsupportedRequest,
+                                      message: "Object \(index) of the batch sets relationship '\(key)' of "
+                                        + "'\(entity.name)'; batch inserts cannot set relationships.",
+                                      context: ErrorContext(entityName: entity.name, key: key))
+        } else {
+            let text = layout.propertiesByName[key] == nil
+                ? "%@ is not a property of this entity"
+                : "%@ is not stored, and batch inserts set stored attributes only"
+            fail(entity.validationError(.unknownKey, key: key, text: text, objectID: nil), at: index)
+        }
+    }
+
+    private mutating func fail(_ error: ValidationError, at index: Int) {
+        var error = error
+        error.message = "Object \(index) of the batch: " + error.message
+        failures.append(error)
+    }
+}
