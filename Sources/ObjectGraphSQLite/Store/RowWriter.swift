@@ -9,10 +9,20 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         case foreignEntity(String)
     }
 
+    /// What a source binds, without its name: rows are bound by position, and a loop over `sources` would retain
+    /// and release each name.
+    private enum RowBinding {
+        case attribute(ColumnKind)
+        case foreignKey
+        case foreignEntity
+    }
+
     let insertSQL: String
     let updateSQL: String
     let number: Int64
     private let sources: [Source]
+    /// How each source binds a row's value, by source position.
+    private let bindings: [RowBinding]
     /// The kind of each attribute source, by source position (`nil` for relationship sources).
     private let attributeKinds: [ColumnKind?]
     /// Finds attribute sources by a record's keys without hashing; `nil` when two names share a slot.
@@ -44,6 +54,13 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
             + " WHERE Z_PK = ?"
         number = mapping.number
         self.sources = sources
+        bindings = sources.map { source in
+            switch source {
+            case .attribute(_, let kind): .attribute(kind)
+            case .foreignKey: .foreignKey
+            case .foreignEntity: .foreignEntity
+            }
+        }
         attributeKinds = sources.map { source in
             if case .attribute(_, let kind) = source { return kind }
             return nil
@@ -97,15 +114,15 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     /// Binds a record's row: each source's value by position.
     private func bindRow(_ row: [(any Sendable)?], positions: [Int], to statement: SQLiteStatement, from first: Int32,
                          schema: SQLiteSchema) throws {
-        for (index, source) in sources.enumerated() {
+        for index in bindings.indices {
             let parameter = first + Int32(index)
             let position = positions[index]
             guard position >= 0, let value = row[position] else {
                 try statement.bindNull(at: parameter)
                 continue
             }
-            switch source {
-            case .attribute(_, let kind):
+            switch bindings[index] {
+            case .attribute(let kind):
                 try ValueCoding.bind(value, kind: kind, to: statement, at: parameter)
             case .foreignKey:
                 if let id = value as? ManagedObjectID {
