@@ -30,6 +30,19 @@ public enum SQLiteWorkloadData {
          "s2": "city \(n % 97)", "date": Date(timeIntervalSinceReferenceDate: Double(n)), "flag": n % 2 == 0]
     }
 
+    /// Sets the values of the `n`th inserted `Item` in a dictionary, as a batch insert's dictionary handler fills
+    /// the dictionary it is handed (the same values as `itemValues(_:)`).
+    public static func fillItemValues(_ n: Int, into values: inout [String: any Sendable]) {
+        values["i1"] = n
+        values["i2"] = n % 1000
+        values["d1"] = Double(n) * 0.5
+        values["d2"] = Double(n) / 3
+        values["s1"] = "name \(n)"
+        values["s2"] = "city \(n % 97)"
+        values["date"] = Date(timeIntervalSinceReferenceDate: Double(n))
+        values["flag"] = n % 2 == 0
+    }
+
     /// The `rank` of row `index` of `count`: a permutation of 0..<count when 7919 (a prime) does not divide
     /// `count`, so the rows' order by rank differs from their insertion order.
     public static func rank(_ index: Int, count: Int) -> Int { (index * 7919) % count }
