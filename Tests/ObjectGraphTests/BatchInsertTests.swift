@@ -146,6 +146,16 @@ struct BatchInsertTests {
         let many = BatchInsertRequest(entityName: "Session", objects: Array(repeating: ["guid": "g"], count: 150))
         let limited = try #require(throws: ValidationError.self) { try fixture.coordinator.execute(many) }
         #expect(limited.allErrors.count == 100)
+
+        // Once the batch is sure to fail, the handler is not asked for more.
+        var calls = 0
+        let endless = BatchInsertRequest(entityName: "Session") { values in
+            calls += 1
+            values["guid"] = "g"
+            return false
+        }
+        #expect(throws: ValidationError.self) { try fixture.coordinator.execute(endless) }
+        #expect(calls == 100)
         #expect(try Self.sessionCount(fixture) == 0)
     }
 

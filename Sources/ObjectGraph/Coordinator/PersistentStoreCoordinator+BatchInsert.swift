@@ -25,10 +25,13 @@ extension PersistentStoreCoordinator {
         var builder = try BatchRecordBuilder(entity: entity)
         if let objects = request.objectsToInsert {
             builder.reserveCapacity(objects.count)
-            for values in objects { builder.add(values) }
+            for values in objects {
+                if builder.isSaturated { break }
+                builder.add(values)
+            }
         } else if let handler = request.dictionaryHandler {
             var values: [String: any Sendable] = [:]
-            while !handler(&values) {
+            while !builder.isSaturated, !handler(&values) {
                 builder.add(values)
                 values.removeAll(keepingCapacity: true)
             }
@@ -137,9 +140,12 @@ struct BatchRecordBuilder {
 
     mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(count) }
 
+    /// Whether enough has failed that the batch will be refused whatever follows: more objects need not be read.
+    var isSaturated: Bool { failures.count >= Self.failureLimit || storeFailure != nil }
+
     /// Converts and checks one object's values; failures are kept for ``finish()``.
     mutating func add(_ values: [String: any Sendable]) {
-        guard failures.count < Self.failureLimit, storeFailure == nil else { return }
+        guard !isSaturated else { return }
         let index = rows.count
         let keys = layout.recordKeys
         let width = defaults.count
