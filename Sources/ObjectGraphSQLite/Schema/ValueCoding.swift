@@ -71,6 +71,36 @@ enum ValueCoding {
         try statement.bind(try sqliteValue(value, kind: kind), at: index)
     }
 
+    /// Binds the value in a row slot (see ``RowSlotReader``) when it is nil or of the canonical type of one of the
+    /// common kinds; returns false otherwise, and the caller binds the value the ordinary way.
+    static func bind(slot: UnsafeRawPointer, kind: ColumnKind, to statement: SQLiteStatement,
+                     at index: Int32) throws -> Bool {
+        guard let type = RowSlotReader.type(at: slot) else {
+            try statement.bindNull(at: index)
+            return true
+        }
+        switch kind {
+        case .integer:
+            guard type == RowSlotReader.intType else { return false }
+            try statement.bind(slot.load(as: Int.self), at: index)
+        case .boolean:
+            guard type == RowSlotReader.boolType else { return false }
+            try statement.bind(slot.load(as: Bool.self), at: index)
+        case .real:
+            guard type == RowSlotReader.doubleType else { return false }
+            try statement.bind(slot.load(as: Double.self), at: index)
+        case .date:
+            guard type == RowSlotReader.dateType else { return false }
+            try statement.bind(slot.load(as: Date.self).timeIntervalSinceReferenceDate, at: index)
+        case .string:
+            guard type == RowSlotReader.stringType else { return false }
+            try statement.bind(normalized(slot.load(as: String.self)), at: index)
+        default:
+            return false
+        }
+        return true
+    }
+
     /// Binds `value` when its type is the canonical type of `kind`; returns false otherwise. The type is compared,
     /// not cast (a dynamic cast of an existential costs more than the bind); `unsafeBitCast` only reinterprets a
     /// value whose type was just found to be the target type.

@@ -111,31 +111,52 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         return positions
     }
 
-    /// Binds a record's row: each source's value by position.
+    /// Binds a record's row: each source's value by position. Attribute values of the common types are read in
+    /// place (see `RowSlotReader`); the others are copied out of the row.
     private func bindRow(_ row: [(any Sendable)?], positions: [Int], to statement: SQLiteStatement, from first: Int32,
                          schema: SQLiteSchema) throws {
-        for index in bindings.indices {
-            let parameter = first + Int32(index)
-            let position = positions[index]
-            guard position >= 0, let value = row[position] else {
-                try statement.bindNull(at: parameter)
-                continue
+        let readsSlots = RowSlotReader.isUsable
+        try row.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress)
+            for index in bindings.indices {
+                let parameter = first + Int32(index)
+                let position = positions[index]
+                guard position >= 0, let base else {
+                    try statement.bindNull(at: parameter)
+                    continue
+                }
+                if readsSlots, case .attribute(let kind) = bindings[index],
+                    try ValueCoding.bind(slot: RowSlotReader.slotPointer(base, position), kind: kind, to: statement,
+                                         at: parameter)
+                {
+                    continue
+                }
+                try bindValue(buffer[position], binding: bindings[index], to: statement, at: parameter, schema: schema)
             }
-            switch bindings[index] {
-            case .attribute(let kind):
-                try ValueCoding.bind(value, kind: kind, to: statement, at: parameter)
-            case .foreignKey:
-                if let id = value as? ManagedObjectID {
-                    try statement.bind(id.referenceKey, at: parameter)
-                } else {
-                    try statement.bindNull(at: parameter)
-                }
-            case .foreignEntity:
-                if let id = value as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
-                    try statement.bind(mapping.number, at: parameter)
-                } else {
-                    try statement.bindNull(at: parameter)
-                }
+        }
+    }
+
+    /// Binds one value of a row (NULL for `nil`).
+    private func bindValue(_ value: (any Sendable)?, binding: RowBinding, to statement: SQLiteStatement,
+                           at parameter: Int32, schema: SQLiteSchema) throws {
+        guard let value else {
+            try statement.bindNull(at: parameter)
+            return
+        }
+        switch binding {
+        case .attribute(let kind):
+            try ValueCoding.bind(value, kind: kind, to: statement, at: parameter)
+        case .foreignKey:
+            if let id = value as? ManagedObjectID {
+                try statement.bind(id.referenceKey, at: parameter)
+            } else {
+                try statement.bindNull(at: parameter)
+            }
+        case .foreignEntity:
+            if let id = value as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
+                try statement.bind(mapping.number, at: parameter)
+            } else {
+                try statement.bindNull(at: parameter)
             }
         }
     }

@@ -27,7 +27,7 @@ struct RecordValuesTests {
         ["small": -7, "medium": 70_000, "large": Int.max, "real": -2.5, "single": Float(1.5), "flag": true,
          "when": Date(timeIntervalSinceReferenceDate: -86_400.25), "text": "Grüße, ümlaut", "amount": Decimal(12.75),
          "bytes": Data([0, 1, 2]), "uuid": UUID(), "link": URL(string: "https://example.org/x?y=1")!],
-        ["large": 1, "text": "only two"],
+        ["large": 1, "text": "only two values, in a text too long for a string's own bytes"],
     ]
 
     private static func describe(_ values: [String: any Sendable]) -> [String: String] {
@@ -44,9 +44,25 @@ struct RecordValuesTests {
         #expect(KeyMatcher(["ok", ""]) == nil)
     }
 
-    /// Writing goes through the key matcher, or through lookups when attribute names share a slot.
-    @Test(arguments: [false, true])
-    func fetchRecordAndBatchReadsReturnTheSavedValues(namesShareASlot: Bool) throws {
+    /// How the saved records keep their values.
+    enum SavedLayout: CaseIterable {
+        /// Dictionaries, written through the key matcher.
+        case dictionaries
+        /// Dictionaries whose attribute names share a slot, written through lookups.
+        case dictionariesWithSharedSlots
+        /// Rows laid out by the entity's keys (as a context's save makes them), written by position with the
+        /// common values read in place.
+        case rows
+    }
+
+    @Test func rowSlotsHaveTheLayoutTheRowWriterReadsInPlace() {
+        // Otherwise the row writer copies every value out of its row: correct, but the fast way is not tested.
+        #expect(RowSlotReader.isUsable)
+    }
+
+    @Test(arguments: SavedLayout.allCases)
+    func fetchRecordAndBatchReadsReturnTheSavedValues(layout: SavedLayout) throws {
+        let namesShareASlot = layout == .dictionariesWithSharedSlots
         SQLiteStore.register()
         let folder = TemporaryFolder()
         let model = Self.model()
@@ -60,13 +76,17 @@ struct RecordValuesTests {
         if namesShareASlot { rows[2].merge(["abxd": "x", "abyd": "y"]) { $1 } }
         let keys = try store.newReferenceKeys(forEntityName: "Value", count: rows.count)
         var changes = StoreChanges()
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Value"])
         changes.inserted = zip(keys, rows).map { key, values in
-            StoreRecord(objectID: store.objectID(forEntityName: "Value", referenceKey: key), values: values)
+            let id = store.objectID(forEntityName: "Value", referenceKey: key)
+            guard layout == .rows else { return StoreRecord(objectID: id, values: values) }
+            let row = entity.recordKeys.names.map { values[$0] }
+            return StoreRecord(objectID: id, version: 1, keys: entity.recordKeys, row: row)
         }
+        if layout == .rows { #expect(changes.inserted.allSatisfy { $0.row?.keys === entity.recordKeys }) }
         try store.prepareSave(changes).commit()
         let expected = changes.inserted.map { Self.describe($0.values) }
 
-        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Value"])
         let fetched = try store.fetch(StoreFetchRequest(entity: entity, entityNames: ["Value"], predicate: nil,
                                                         sortKeys: [], limit: 0))
         #expect(fetched.map { $0.record.map { Self.describe($0.values) } } == expected)

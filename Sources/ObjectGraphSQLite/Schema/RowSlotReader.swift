@@ -1,0 +1,56 @@
+import Foundation
+
+/// Reads the common canonical values (`Int`, `Double`, `Bool`, `Date`, `String`) straight out of a record row's
+/// slots, without copying each `(any Sendable)?` out of the row, opening it and destroying the copy: binding a saved
+/// row did that for every column of every row.
+///
+/// An optional existential is laid out as Swift's ABI describes (docs/ABI/TypeLayout.rst): a three-word inline
+/// buffer, then the value's type metadata, null for `nil`. Values of these types are small and bitwise-takable, so
+/// they sit in the buffer. `isUsable` checks all of that once, on sample values; when it fails, callers take the
+/// ordinary way, which gives the same results.
+enum RowSlotReader {
+    /// The slot size and the metadata word's offset in it.
+    private static let slotSize = MemoryLayout<(any Sendable)?>.stride
+    private static let metadataOffset = 3 * MemoryLayout<UnsafeRawPointer>.stride
+
+    static let intType = metadata(of: Int.self)
+    static let doubleType = metadata(of: Double.self)
+    static let boolType = metadata(of: Bool.self)
+    static let dateType = metadata(of: Date.self)
+    static let stringType = metadata(of: String.self)
+
+    /// Whether slots have the layout this reader expects, checked on sample values of every type it reads.
+    static let isUsable: Bool = {
+        guard MemoryLayout<(any Sendable)?>.size == 4 * MemoryLayout<UnsafeRawPointer>.stride else { return false }
+        let date = Date(timeIntervalSinceReferenceDate: 1234.5)
+        let long = "a string too long to be stored in the string's own bytes"
+        let samples: [(any Sendable)?] = [-42, 2.5, true, date, "short", long, nil]
+        return samples.withUnsafeBufferPointer { buffer in
+            let slot = { (index: Int) in slotPointer(UnsafeRawPointer(buffer.baseAddress!), index) }
+            return type(at: slot(0)) == intType && slot(0).load(as: Int.self) == -42
+                && type(at: slot(1)) == doubleType && slot(1).load(as: Double.self) == 2.5
+                && type(at: slot(2)) == boolType && slot(2).load(as: Bool.self)
+                && type(at: slot(3)) == dateType && slot(3).load(as: Date.self) == date
+                && type(at: slot(4)) == stringType && slot(4).load(as: String.self) == "short"
+                && type(at: slot(5)) == stringType && slot(5).load(as: String.self) == long
+                && type(at: slot(6)) == nil
+        }
+    }()
+
+    /// The slot at `index` of a row's buffer.
+    @inline(__always)
+    static func slotPointer(_ base: UnsafeRawPointer, _ index: Int) -> UnsafeRawPointer {
+        base + index * slotSize
+    }
+
+    /// The address of the type metadata of the value in a slot; `nil` for an empty slot.
+    @inline(__always)
+    static func type(at slot: UnsafeRawPointer) -> UInt? {
+        let metadata = slot.load(fromByteOffset: metadataOffset, as: UInt.self)
+        return metadata == 0 ? nil : metadata
+    }
+
+    private static func metadata(of type: Any.Type) -> UInt {
+        UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
+    }
+}
