@@ -164,7 +164,7 @@ struct BatchRecordBuilder {
                     problems.append((key, nil))
                     continue
                 }
-                if let canonical = canonicalTypes[position], ObjectIdentifier(type(of: value)) == canonical,
+                if let canonical = canonicalTypes[position], Self.typeIdentifier(of: value) == canonical,
                     integerRanges[position].map({ $0.contains(Self.reinterpretAsInt(value)) }) ?? true
                 {
                     (base + position).initialize(to: value)
@@ -221,6 +221,10 @@ struct BatchRecordBuilder {
         if let error = ValidationError.combining(failures) { throw error }
         return rows
     }
+
+    /// The type of the value in an existential, read from the existential itself (which `type(of:)` asks the
+    /// runtime for).
+    private static func typeIdentifier<T>(of value: T) -> ObjectIdentifier { ObjectIdentifier(T.self) }
 
     /// A value whose type was just found to be `Int`, read as one without a dynamic cast.
     private static func reinterpretAsInt<T>(_ value: T) -> Int { unsafeBitCast(value, to: Int.self) }
