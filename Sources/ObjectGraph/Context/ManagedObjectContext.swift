@@ -215,10 +215,12 @@ public final class ManagedObjectContext {
     ///
     /// With `asFault`, a new fault keeps the record's values and applies them when it fires (Core Data's
     /// `returnsObjectsAsFaults`), so a fetch whose objects are not all read does not fill every one of them.
-    func materialize(_ objectID: ManagedObjectID, record: StoreRecord?, asFault: Bool = false,
+    func materialize(_ objectID: ManagedObjectID, record: consuming StoreRecord?, asFault: Bool = false,
                      generation: UInt64 = 0) -> ManagedObject {
         let object = self.object(with: objectID)
-        if object.storage == .fault, let record { fill(object, from: record, asFault: asFault, generation: generation) }
+        if object.storage == .fault, let record = record.take() {
+            fill(object, from: record, asFault: asFault, generation: generation)
+        }
         return object
     }
 
@@ -245,11 +247,14 @@ public final class ManagedObjectContext {
         }
     }
 
-    private func fill(_ object: ManagedObject, from record: StoreRecord, asFault: Bool, generation: UInt64) {
+    /// Fills an object from a record it takes over: a fetch's records were written long before, so a copy's retain
+    /// (and the release of the original) would each cost a cache miss.
+    private func fill(_ object: ManagedObject, from record: consuming StoreRecord, asFault: Bool,
+                      generation: UInt64) {
         if asFault {
-            object.faultValues = .record(record)
-            object.faultValuesGeneration = generation
             object.version = record.version
+            object.faultValuesGeneration = generation
+            object.faultValues = .record(record)
         } else {
             object.apply(record, in: self)
             object.awakeFromFetch()
