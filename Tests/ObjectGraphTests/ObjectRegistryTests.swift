@@ -141,6 +141,12 @@ struct ManagedObjectIDNameTests {
         #expect(!(parsed < made) && !(made < parsed))
         #expect(parsed != made.withReferenceKey(8) && parsed < made.withReferenceKey(8))
         #expect(parsed != ManagedObjectID(entityName: "Room", storeIdentifier: store, referenceKey: 7))
+        // Whether two IDs name one entity and store, shared names or not.
+        #expect(parsed.hasSameNames(as: made) && made.hasSameNames(as: parsed))
+        #expect(made.hasSameNames(as: made.withReferenceKey(9)))
+        #expect(!made.hasSameNames(as: ManagedObjectID(entityName: "Room", storeIdentifier: store, referenceKey: 7)))
+        #expect(!made.hasSameNames(as: ManagedObjectID(entityName: "Session", storeIdentifier: "OTHER", referenceKey: 7)))
+        #expect(!parsed.hasSameNames(as: ManagedObjectID(entityName: "Room", storeIdentifier: store, referenceKey: 7)))
         // Parsed again now that the store made its IDs, the names are shared.
         let again = try #require(ManagedObjectID(uriRepresentation: uri))
         #expect(again.sharedNames == made.sharedNames && again == parsed)

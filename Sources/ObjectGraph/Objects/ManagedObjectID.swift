@@ -30,6 +30,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
         }
     }
 
+    /// Whether two IDs name the same entity and store: by the address of their shared names when both have them
+    /// (as IDs read from one store do), which touches no string; by the names otherwise.
+    package func hasSameNames(as other: ManagedObjectID) -> Bool {
+        if case .shared(let mine) = names, case .shared(let theirs) = other.names {
+            return mine.toOpaque() == theirs.toOpaque()  // shared names are interned: one pair per names
+        }
+        return entityName == other.entityName && storeIdentifier == other.storeIdentifier
+    }
+
     /// Whether the ID is temporary (the object was never saved).
     public var isTemporaryID: Bool { names.read(\.isTemporary) }
 

@@ -137,17 +137,18 @@ extension SQLiteStore {
 
     private func writeRows(_ records: [StoreRecord], inserting: Bool) throws {
         let connection = try openConnection()
-        var current: (name: String, writer: RowWriter, statement: SQLiteStatement)?
+        // Records come grouped by entity: the writer is looked up when the entity changes.
+        var current: (id: ManagedObjectID, writer: RowWriter, statement: SQLiteStatement)?
         for index in records.indices {
             let id = records[index].objectID
-            if current?.name != id.entityName {
+            if !(current?.id.hasSameNames(as: id) ?? false) {
                 guard let mapping = schema.entities[id.entityName], schema.hasTable(mapping.table.name) else {
                     throw StoreError(code: .entityNotInConfiguration,
                                      message: "The SQLite store has no table for '\(id.entityName)'.",
                                      context: ErrorContext(entityName: id.entityName, objectID: id, storeURL: url))
                 }
                 let writer = rowWriter(for: mapping)
-                current = (id.entityName, writer, try connection.prepare(inserting ? writer.insertSQL : writer.updateSQL))
+                current = (id, writer, try connection.prepare(inserting ? writer.insertSQL : writer.updateSQL))
             }
             guard let (_, writer, statement) = current else { continue }
             if inserting {
@@ -224,15 +225,14 @@ extension SQLiteStore {
     /// Keeps `Z_MAX` above every inserted key (migrations insert keys that were not allocated here).
     private func raiseKeyCounters(_ records: [StoreRecord]) throws {
         var highest: [Int64: Int64] = [:]
-        var last: (name: String, root: Int64?)?
+        var last: (id: ManagedObjectID, root: Int64?)?
         var lastHighest: Int64 = 0
         for index in records.indices {
             let id = records[index].objectID
-            let entityName = id.entityName
-            if last?.name != entityName {
+            if !(last?.id.hasSameNames(as: id) ?? false) {
                 if let root = last?.root { highest[root] = max(highest[root] ?? 0, lastHighest) }
-                let mapping = schema.entities[entityName]
-                last = (entityName, mapping.map { schema.mapping($0.table.root).number })
+                let mapping = schema.entities[id.entityName]
+                last = (id, mapping.map { schema.mapping($0.table.root).number })
                 lastHighest = 0
             }
             lastHighest = max(lastHighest, id.referenceKey)
