@@ -93,6 +93,8 @@ struct BatchRecordBuilder {
     private let canonicalTypes: [ObjectIdentifier?]
     /// The range of the integer attributes narrower than 64 bits, by position.
     private let integerRanges: [ClosedRange<Int>?]
+    /// The positions whose attribute has a default value.
+    private let defaultPositions: [Int]
     /// Which positions the current object's dictionary gave (all false between objects).
     private var givenScratch: [Bool]
     /// The positions of attributes that must have a value and have no other rule.
@@ -115,6 +117,7 @@ struct BatchRecordBuilder {
         var defaults: [(any Sendable)?] = attributeSlots.map { slot in layout.template[slot].map(assumeSendable) }
         defaults += Array(repeating: nil, count: layout.recordSlots.count - layout.recordAttributeCount)
         self.defaults = defaults
+        defaultPositions = defaults.indices.filter { defaults[$0] != nil }
         var required: [Int] = []
         var ruled: [(Int, AttributeDescription)] = []
         for (position, slot) in attributeSlots.enumerated() {
@@ -150,15 +153,15 @@ struct BatchRecordBuilder {
         let keys = layout.recordKeys
         let width = defaults.count
         let (types, canonicalTypes, integerRanges) = (self.types, self.canonicalTypes, self.integerRanges)
-        let defaults = self.defaults
+        let (defaults, defaultPositions) = (self.defaults, self.defaultPositions)
         var given: [Bool] = []
         swap(&given, &givenScratch)  // borrowed for this object, not copied
         // Keys that are not stored attributes (position nil) and values of the wrong type, reported below.
         var problems: [(key: String, position: Int?)] = []
-        // Each given value is moved into its place once (no row of defaults copied and then overwritten); the
-        // places no key named get their default after.
-        let row = [(any Sendable)?](unsafeUninitializedCapacity: width) { buffer, initialized in
-            let base = buffer.baseAddress!
+        // Each given value is put in its place once (no row of defaults copied and then overwritten); the places
+        // no key named get their default after.
+        var row = [(any Sendable)?](repeating: nil, count: width)
+        row.withUnsafeMutableBufferPointer { row in
             for (key, value) in values {
                 guard let position = keys.position(of: key), position < types.count, !given[position] else {
                     problems.append((key, nil))
@@ -167,23 +170,17 @@ struct BatchRecordBuilder {
                 if let canonical = canonicalTypes[position], Self.typeIdentifier(of: value) == canonical,
                     integerRanges[position].map({ $0.contains(Self.reinterpretAsInt(value)) }) ?? true
                 {
-                    (base + position).initialize(to: value)
+                    row[position] = value
                 } else if let converted = types[position].coerce(value) {
-                    (base + position).initialize(to: converted)
+                    row[position] = converted
                 } else {
                     problems.append((key, position))
                     continue
                 }
                 given[position] = true
             }
-            for position in 0..<width {
-                if given[position] {
-                    given[position] = false
-                } else {
-                    (base + position).initialize(to: defaults[position])
-                }
-            }
-            initialized = width
+            for position in defaultPositions where !given[position] { row[position] = defaults[position] }
+            for position in 0..<width { given[position] = false }
         }
         swap(&given, &givenScratch)
         var failed = !problems.isEmpty
