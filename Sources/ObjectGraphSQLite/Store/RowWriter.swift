@@ -3,15 +3,8 @@ import ObjectGraph
 
 /// The `INSERT` and `UPDATE` of one entity's rows, with the record values they bind.
 final class RowWriter {  // a class: the save loop holds it per row without copying its tables
-    private enum Source {
-        case attribute(String, ColumnKind)
-        case foreignKey(String)
-        case foreignEntity(String)
-    }
-
-    /// What a source binds, without its name: rows are bound by position, and a loop over `sources` would retain
-    /// and release each name.
-    private enum RowBinding {
+    /// What a source binds: an attribute's value, or a to-one relationship's key or entity number.
+    private enum Binding {
         case attribute(ColumnKind)
         case foreignKey
         case foreignEntity
@@ -20,11 +13,12 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     let insertSQL: String
     let updateSQL: String
     let number: Int64
-    private let sources: [Source]
-    /// How each source binds a row's value, by source position.
-    private let bindings: [RowBinding]
-    /// The kind of each attribute source, by source position (`nil` for relationship sources).
-    private let attributeKinds: [ColumnKind?]
+    /// The record key each bound column's value comes from (a relationship's name for its key and entity columns),
+    /// by source position.
+    private let names: [String]
+    /// How each source binds its value, by source position (apart from the names, so that binding a row by
+    /// position retains no name).
+    private let bindings: [Binding]
     /// Finds attribute sources by a record's keys without hashing; `nil` when two names share a slot.
     private let matcher: KeyMatcher?
     /// For records that keep their values as rows: the row position of each source (-1 for none) in rows laid out
@@ -34,17 +28,21 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
 
     init(mapping: EntityMapping, schema: SQLiteSchema) {
         var columns: [String] = []
-        var sources: [Source] = []
+        var names: [String] = []
+        var bindings: [Binding] = []
         for column in mapping.attributes where mapping.table.has(column.name) {
             columns.append(column.name)
-            sources.append(.attribute(column.attribute.name, column.kind))
+            names.append(column.attribute.name)
+            bindings.append(.attribute(column.kind))
         }
         for toOne in mapping.toOnes where mapping.table.has(toOne.name) {
             columns.append(toOne.name)
-            sources.append(.foreignKey(toOne.relationship.name))
+            names.append(toOne.relationship.name)
+            bindings.append(.foreignKey)
             if let entityColumn = toOne.entityColumn, mapping.table.has(entityColumn) {
                 columns.append(entityColumn)
-                sources.append(.foreignEntity(toOne.relationship.name))
+                names.append(toOne.relationship.name)
+                bindings.append(.foreignEntity)
             }
         }
         let table = quoted(mapping.table.name)
@@ -53,20 +51,10 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         updateSQL = "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \(quoted($0)) = ?" }.joined()
             + " WHERE Z_PK = ?"
         number = mapping.number
-        self.sources = sources
-        bindings = sources.map { source in
-            switch source {
-            case .attribute(_, let kind): .attribute(kind)
-            case .foreignKey: .foreignKey
-            case .foreignEntity: .foreignEntity
-            }
-        }
-        attributeKinds = sources.map { source in
-            if case .attribute(_, let kind) = source { return kind }
-            return nil
-        }
-        matcher = KeyMatcher(sources.map { source -> String? in
-            if case .attribute(let name, _) = source { return name }
+        self.names = names
+        self.bindings = bindings
+        matcher = KeyMatcher(zip(names, bindings).map { name, binding in
+            if case .attribute = binding { return name }
             return nil
         })
     }
@@ -74,39 +62,45 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     /// Binds the record's values from parameter `first` on; returns the next free parameter index.
     func bindValues(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
                     schema: SQLiteSchema) throws -> Int32 {
+        let next = first + Int32(bindings.count)
         if let (keys, row) = record.row {
             try bindRow(row, positions: positions(for: keys), to: statement, from: first, schema: schema)
-            return first + Int32(sources.count)
+            return next
         }
-        guard let matcher else { return try bindValuesByLookup(of: record, to: statement, from: first, schema: schema) }
+        guard let matcher else {
+            for index in bindings.indices {
+                try bindValue(record[names[index]], binding: bindings[index], to: statement,
+                              at: first + Int32(index), schema: schema)
+            }
+            return next
+        }
         // One pass over the record's entries binds the attributes it has, straight from the dictionary's storage;
         // then what it lacks is bound to NULL and relationships are bound by lookup.
-        try withUnsafeTemporaryAllocation(of: Bool.self, capacity: sources.count) { isBound in
+        try withUnsafeTemporaryAllocation(of: Bool.self, capacity: bindings.count) { isBound in
             isBound.initialize(repeating: false)
             let values = record.values
             var entry = values.startIndex
             while entry != values.endIndex {
-                if let position = matcher.position(of: values.keys[entry]), let kind = attributeKinds[position] {
+                if let position = matcher.position(of: values.keys[entry]),
+                    case .attribute(let kind) = bindings[position]
+                {
                     try ValueCoding.bind(values.values[entry], kind: kind, to: statement, at: first + Int32(position))
                     isBound[position] = true
                 }
                 values.formIndex(after: &entry)
             }
-            for position in sources.indices where !isBound[position] {
-                try bind(sources[position], of: record, to: statement, at: first + Int32(position), schema: schema)
+            for position in bindings.indices where !isBound[position] {
+                try bindValue(record[names[position]], binding: bindings[position], to: statement,
+                              at: first + Int32(position), schema: schema)
             }
         }
-        return first + Int32(sources.count)
+        return next
     }
 
     /// The row position of each source in rows laid out by `keys`.
     private func positions(for keys: RecordKeys) -> [Int] {
         if let cached = rowPositions, cached.keys === keys { return cached.positions }
-        let positions = sources.map { source in
-            switch source {
-            case .attribute(let name, _), .foreignKey(let name), .foreignEntity(let name): keys.position(of: name) ?? -1
-            }
-        }
+        let positions = names.map { keys.position(of: $0) ?? -1 }
         rowPositions = (keys, positions)
         return positions
     }
@@ -136,8 +130,8 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         }
     }
 
-    /// Binds one value of a row (NULL for `nil`).
-    private func bindValue(_ value: (any Sendable)?, binding: RowBinding, to statement: SQLiteStatement,
+    /// Binds one source's value (NULL for `nil`).
+    private func bindValue(_ value: (any Sendable)?, binding: Binding, to statement: SQLiteStatement,
                            at parameter: Int32, schema: SQLiteSchema) throws {
         guard let value else {
             try statement.bindNull(at: parameter)
@@ -157,43 +151,6 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
                 try statement.bind(mapping.number, at: parameter)
             } else {
                 try statement.bindNull(at: parameter)
-            }
-        }
-    }
-
-    /// ``bindValues(of:to:from:schema:)`` with one dictionary lookup per source.
-    private func bindValuesByLookup(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
-                                    schema: SQLiteSchema) throws -> Int32 {
-        var index = first
-        for source in sources {
-            try bind(source, of: record, to: statement, at: index, schema: schema)
-            index += 1
-        }
-        return index
-    }
-
-    /// Binds one source's value, looked up in the record (NULL when absent).
-    private func bind(_ source: Source, of record: StoreRecord, to statement: SQLiteStatement, at index: Int32,
-                      schema: SQLiteSchema) throws {
-        switch source {
-        case .attribute(let name, let kind):
-            // Bound from the dictionary's storage (a borrow), not from a copy of the optional value.
-            if let value = record[name] {
-                try ValueCoding.bind(value, kind: kind, to: statement, at: index)
-            } else {
-                try statement.bindNull(at: index)
-            }
-        case .foreignKey(let name):
-            if let id = record[name] as? ManagedObjectID {
-                try statement.bind(id.referenceKey, at: index)
-            } else {
-                try statement.bindNull(at: index)
-            }
-        case .foreignEntity(let name):
-            if let id = record[name] as? ManagedObjectID, let mapping = schema.entities[id.entityName] {
-                try statement.bind(mapping.number, at: index)
-            } else {
-                try statement.bindNull(at: index)
             }
         }
     }
