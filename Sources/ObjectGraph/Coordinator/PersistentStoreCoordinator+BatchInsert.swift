@@ -61,11 +61,7 @@ extension PersistentStoreCoordinator {
     private func storeForBatchInsert(of entity: EntityDescription,
                                      among candidates: [PersistentStore]?) throws -> PersistentStore {
         guard let candidates else { return try storeForNewObject(of: entity, assigned: nil) }
-        let attached = persistentStores
-        let store = candidates.first { candidate in
-            attached.contains { $0 === candidate } && !candidate.isReadOnly && candidate.holds(entityNamed: entity.name)
-        }
-        guard let store else {
+        guard let store = candidates.first(where: { (try? checkAssignable(entity: entity, to: $0)) != nil }) else {
             throw StoreError(code: .noStoreForEntity,
                              message: "None of the request's \(candidates.count) affected store(s) is attached, "
                                 + "writable and configured to hold entity '\(entity.name)'.",
@@ -84,8 +80,11 @@ struct BatchRecordBuilder {
 
     private let entity: EntityDescription
     private let layout: EntityDescription.Layout
-    /// A row of defaults: every new row starts as a copy.
-    private let defaults: [(any Sendable)?]
+    /// How many values a row holds (stored attributes, then stored relationships).
+    private let width: Int
+    /// The default values of the attributes that have one, by row position: a new row gets them before the given
+    /// values overwrite some.
+    private let defaults: [(position: Int, value: any Sendable)]
     /// The type of the attribute at each row position.
     private let types: [AttributeType]
     /// The Swift type of the values already canonical at each attribute position, when telling needs no more than
@@ -93,10 +92,6 @@ struct BatchRecordBuilder {
     private let canonicalTypes: [ObjectIdentifier?]
     /// The range of the integer attributes narrower than 64 bits, by position.
     private let integerRanges: [ClosedRange<Int>?]
-    /// The positions whose attribute has a default value.
-    private let defaultPositions: [Int]
-    /// Which positions the current object's dictionary gave (all false between objects).
-    private var givenScratch: [Bool]
     /// The positions of attributes that must have a value and have no other rule.
     private let required: [Int]
     /// The positions of attributes with rules beyond type and optionality.
@@ -113,11 +108,10 @@ struct BatchRecordBuilder {
         types = attributeSlots.map { layout.attributeTypes[$0]! }
         canonicalTypes = types.map { $0.isInteger ? ObjectIdentifier(Int.self) : $0.canonicalTypeIdentifier }
         integerRanges = types.map { $0 == .integer64 ? nil : $0.integerRange }
-        givenScratch = Array(repeating: false, count: layout.recordSlots.count)
-        var defaults: [(any Sendable)?] = attributeSlots.map { slot in layout.template[slot].map(assumeSendable) }
-        defaults += Array(repeating: nil, count: layout.recordSlots.count - layout.recordAttributeCount)
-        self.defaults = defaults
-        defaultPositions = defaults.indices.filter { defaults[$0] != nil }
+        width = layout.recordSlots.count
+        defaults = attributeSlots.enumerated().compactMap { position, slot in
+            layout.template[slot].map { (position, assumeSendable($0)) }
+        }
         var required: [Int] = []
         var ruled: [(Int, AttributeDescription)] = []
         for (position, slot) in attributeSlots.enumerated() {
@@ -148,22 +142,16 @@ struct BatchRecordBuilder {
 
     /// Converts and checks one object's values; failures are kept for ``finish()``.
     mutating func add(_ values: [String: any Sendable]) {
-        guard !isSaturated else { return }
         let index = rows.count
         let keys = layout.recordKeys
-        let width = defaults.count
         let (types, canonicalTypes, integerRanges) = (self.types, self.canonicalTypes, self.integerRanges)
-        let (defaults, defaultPositions) = (self.defaults, self.defaultPositions)
-        var given: [Bool] = []
-        swap(&given, &givenScratch)  // borrowed for this object, not copied
         // Keys that are not stored attributes (position nil) and values of the wrong type, reported below.
         var problems: [(key: String, position: Int?)] = []
-        // Each given value is put in its place once (no row of defaults copied and then overwritten); the places
-        // no key named get their default after.
         var row = [(any Sendable)?](repeating: nil, count: width)
         row.withUnsafeMutableBufferPointer { row in
+            for (position, value) in defaults { row[position] = value }
             for (key, value) in values {
-                guard let position = keys.position(of: key), position < types.count, !given[position] else {
+                guard let position = keys.position(of: key), position < types.count else {
                     problems.append((key, nil))
                     continue
                 }
@@ -175,14 +163,9 @@ struct BatchRecordBuilder {
                     row[position] = converted
                 } else {
                     problems.append((key, position))
-                    continue
                 }
-                given[position] = true
             }
-            for position in defaultPositions where !given[position] { row[position] = defaults[position] }
-            for position in 0..<width { given[position] = false }
         }
-        swap(&given, &givenScratch)
         var failed = !problems.isEmpty
         for (key, position) in problems {
             if let position {
@@ -194,7 +177,7 @@ struct BatchRecordBuilder {
             }
         }
         // A value of the wrong type was reported already: its place is not also missing or checked against rules.
-        func wasRejected(_ position: Int) -> Bool { failed && problems.contains { $0.position == position } }
+        func wasRejected(_ position: Int) -> Bool { problems.contains { $0.position == position } }
         for position in required where row[position] == nil && !wasRejected(position) {
             fail(entity.validationError(.missingMandatoryProperty, key: layout.recordKeys.names[position],
                                         text: "%@ is required", objectID: nil), at: index)

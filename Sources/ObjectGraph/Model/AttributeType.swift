@@ -96,23 +96,12 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     /// Whether a value already has this type's canonical representation (what ``coerce(_:)`` returns): compares the
     /// value's dynamic type, so it costs no cast. A `false` says nothing; ``coerce(_:)`` decides then.
     func isCanonical(_ value: Any) -> Bool {
-        let valueType = type(of: value)
         switch self {
-        case .integer64: return valueType == Int.self
         case .integer16, .integer32:
-            guard valueType == Int.self, let range = integerRange else { return false }
+            guard type(of: value) == Int.self, let range = integerRange else { return false }
             return range.contains(value as! Int)
-        case .double: return valueType == Double.self
-        case .float: return valueType == Float.self
-        case .decimal: return valueType == Decimal.self
-        case .string: return valueType == String.self
-        case .boolean: return valueType == Bool.self
-        case .date: return valueType == Date.self
-        case .binaryData: return valueType == Data.self
-        case .uuid: return valueType == UUID.self
-        case .uri: return valueType == URL.self
-        case .objectID: return valueType == ManagedObjectID.self
         case .transformable, .undefined: return true
+        default: return ObjectIdentifier(type(of: value)) == canonicalTypeIdentifier
         }
     }
 
