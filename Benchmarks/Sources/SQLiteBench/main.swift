@@ -84,44 +84,49 @@ func rawInsertSeconds() -> Double {
     }
 }
 
+/// Runs `body` with a coordinator holding one new SQLite store of the workload model, removed afterwards.
+@MainActor
+func withFreshStore<T>(_ name: String, _ body: (PersistentStoreCoordinator, PersistentStore) throws -> T) throws -> T {
+    let url = freshURL(name)
+    defer { SQLiteWorkloadData.removeDatabase(url) }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
+    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+    defer { try? coordinator.remove(store) }
+    return try body(coordinator, store)
+}
+
 /// The store's `prepareSave`+`commit` of records built beforehand. Building them (the caller's dictionaries) is
 /// timed apart: every call appends its build and save times, so both can be reported.
 var insertTimes: [(build: Double, save: Double)] = []
 @MainActor
 func storeInsertSeconds() throws -> Double {
-    let url = freshURL("store-insert")
-    defer { SQLiteWorkloadData.removeDatabase(url) }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    defer { try? coordinator.remove(store) }
-    var changes = StoreChanges()
-    let build = try Figure.seconds {
-        let keys = try store.newReferenceKeys(forEntityName: "Item", count: insertCount)
-        changes.inserted = keys.enumerated().map { index, key in
-            StoreRecord(objectID: store.objectID(forEntityName: "Item", referenceKey: key),
-                        values: SQLiteWorkloadData.itemValues(index))
+    try withFreshStore("store-insert") { _, store in
+        var changes = StoreChanges()
+        let build = try Figure.seconds {
+            let keys = try store.newReferenceKeys(forEntityName: "Item", count: insertCount)
+            changes.inserted = keys.enumerated().map { index, key in
+                StoreRecord(objectID: store.objectID(forEntityName: "Item", referenceKey: key),
+                            values: SQLiteWorkloadData.itemValues(index))
+            }
         }
+        let save = try Figure.seconds { try store.prepareSave(changes).commit() }
+        insertTimes.append((build, save))
+        return save
     }
-    let save = try Figure.seconds { try store.prepareSave(changes).commit() }
-    insertTimes.append((build, save))
-    return save
 }
 
 @MainActor
 func contextInsertSeconds() throws -> Double {
-    let url = freshURL("context-insert")
-    defer { SQLiteWorkloadData.removeDatabase(url) }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    defer { try? coordinator.remove(store) }
-    let context = ManagedObjectContext(coordinator: coordinator)
-    context.isUndoRegistrationEnabled = false
-    return try Figure.seconds {
-        for n in 0..<insertCount {
-            let object = context.insertNewObject(forEntityName: "Item")
-            for (key, value) in SQLiteWorkloadData.itemValues(n) { object.setValue(value, forKey: key) }
+    try withFreshStore("context-insert") { coordinator, _ in
+        let context = ManagedObjectContext(coordinator: coordinator)
+        context.isUndoRegistrationEnabled = false
+        return try Figure.seconds {
+            for n in 0..<insertCount {
+                let object = context.insertNewObject(forEntityName: "Item")
+                for (key, value) in SQLiteWorkloadData.itemValues(n) { object.setValue(value, forKey: key) }
+            }
+            try context.save()
         }
-        try context.save()
     }
 }
 
@@ -129,22 +134,19 @@ func contextInsertSeconds() throws -> Double {
 /// the dictionary the handler is handed, as a caller filling the request from parsed input would.
 @MainActor
 func batchInsertSeconds() throws -> Double {
-    let url = freshURL("batch-insert")
-    defer { SQLiteWorkloadData.removeDatabase(url) }
-    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
-    let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
-    defer { try? coordinator.remove(store) }
-    let context = ManagedObjectContext(coordinator: coordinator)
-    return try Figure.seconds {
-        var n = 0
-        let request = BatchInsertRequest(entityName: "Item") { values in
-            guard n < insertCount else { return true }
-            SQLiteWorkloadData.fillItemValues(n, into: &values)
-            n += 1
-            return false
+    try withFreshStore("batch-insert") { coordinator, _ in
+        let context = ManagedObjectContext(coordinator: coordinator)
+        return try Figure.seconds {
+            var n = 0
+            let request = BatchInsertRequest(entityName: "Item") { values in
+                guard n < insertCount else { return true }
+                SQLiteWorkloadData.fillItemValues(n, into: &values)
+                n += 1
+                return false
+            }
+            let result = try context.execute(request)
+            precondition(result.count == insertCount)
         }
-        let result = try context.execute(request)
-        precondition(result.count == insertCount)
     }
 }
 
