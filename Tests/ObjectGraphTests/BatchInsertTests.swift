@@ -211,6 +211,88 @@ struct BatchInsertTests {
         #expect(error.context.key == "owner")
     }
 
+    // MARK: The managed object handler
+
+    @Test(arguments: StoreKind.all)
+    func theManagedObjectHandlerSetsEachObjectOnAnInstanceOfTheEntitysClass(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        var handed: [ObjectIdentifier] = []
+        var startedAtDefaults = true
+        var inAContext = false
+        let request = BatchInsertRequest(entityName: "Run", managedObjectHandler: { object in
+            guard let run = object as? Run else { return true }
+            handed.append(ObjectIdentifier(run))
+            // Each call starts from the defaults, whatever the previous one set.
+            if run.processID != -1 || run.date != nil { startedAtDefaults = false }
+            if run.managedObjectContext != nil { inAContext = true }
+            guard handed.count <= 3 else { return true }
+            run.date = Self.start.addingTimeInterval(Double(handed.count))
+            run.setValue(Int32(100 + handed.count), forKey: "processID")  // converted as setValue converts
+            return false
+        })
+        request.resultType = .objectIDs
+        let ids = try #require(try fixture.context().execute(request).objectIDs)
+        #expect(ids.count == 3)
+        #expect(handed.count == 4 && Set(handed).count == 1)
+        #expect(startedAtDefaults && !inAContext)
+
+        let runs = try fixture.context().all("Run", sortedBy: "date").compactMap { $0 as? Run }
+        #expect(runs.map(\.processID) == [101, 102, 103])
+        #expect(runs.map(\.objectID) == ids)
+        #expect(runs.first?.date == Self.start.addingTimeInterval(1))
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aManagedObjectHandlersBadObjectFailsTheWholeBatch(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        var calls = 0
+        let request = BatchInsertRequest(entityName: "Run") { run in
+            calls += 1
+            guard calls <= 3 else { return true }
+            run.setValue(Self.start, forKey: "date")
+            // The second object keeps processID's default, -1, below its minimum.
+            if calls != 2 { run.setValue(7, forKey: "processID") }
+            return false
+        }
+        let error = try #require(throws: ValidationError.self) { try fixture.coordinator.execute(request) }
+        #expect(error.code == .numberTooSmall)
+        #expect(error.context.key == "processID")
+        #expect(error.message.hasPrefix("Object 1 of the batch: "))
+        #expect(try fixture.context().count(for: FetchRequest(entityName: "Run")) == 0)
+
+        // Once the batch is sure to fail, the handler is not asked for more.
+        var endlessCalls = 0
+        let endless = BatchInsertRequest(entityName: "Run", managedObjectHandler: { _ in
+            endlessCalls += 1
+            return false
+        })
+        let limited = try #require(throws: ValidationError.self) { try fixture.coordinator.execute(endless) }
+        #expect(endlessCalls == 50)  // each object fails twice: no date, and processID's default
+        #expect(limited.allErrors.count == 100)
+        #expect(try fixture.context().count(for: FetchRequest(entityName: "Run")) == 0)
+    }
+
+    @Test func aManagedObjectHandlerCannotSetRelationships() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let room = ManagedObject(entity: fixture.model.entitiesByName["Room"]!, insertInto: nil)
+        var calls = 0
+        let request = BatchInsertRequest(entityName: "Session") { session in
+            calls += 1
+            session.setValue("g\(calls)", forKey: "guid")
+            session.setValue("T", forKey: "title")
+            if calls == 2 { session.setValue(room, forKey: "room") }
+            return calls == 3
+        }
+        let error = try #require(throws: StoreError.self) { try fixture.coordinator.execute(request) }
+        #expect(error.code == .unsupportedRequest)
+        #expect(error.message.contains("Object 1 of the batch sets relationship 'room'"))
+        #expect(calls == 2)
+        #expect(try Self.sessionCount(fixture) == 0)
+    }
+
     // MARK: Stores
 
     @Test func objectsGoToTheStoreWhoseConfigurationHoldsTheEntity() throws {

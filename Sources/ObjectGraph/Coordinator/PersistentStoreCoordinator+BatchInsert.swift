@@ -35,6 +35,14 @@ extension PersistentStoreCoordinator {
                 builder.add(values)
                 values.removeAll(keepingCapacity: true)
             }
+        } else if let handler = request.managedObjectHandler {
+            let object = ManagedObjectClassRegistry.objectClass(for: entity).init(entity: entity, insertInto: nil)
+            // As a new object's, its values are not tracked as changes to saved ones (no snapshot is taken).
+            object.isInsertedFlag = true
+            while !builder.isSaturated, !handler(object) {
+                builder.add(object)
+                builder.reset(object)
+            }
         }
         let rows = try builder.finish()
         guard !rows.isEmpty else {
@@ -96,9 +104,15 @@ struct BatchRecordBuilder {
     private let required: [Int]
     /// The positions of attributes with rules beyond type and optionality.
     private let ruled: [(position: Int, attribute: AttributeDescription)]
+    /// The slots of the attributes of a handler's managed object (all of them, stored or not), and their defaults.
+    private let attributeSlots: [(slot: Int, value: Any?)]
+    /// The slots of a handler's managed object that hold stored relationships, which batch inserts cannot set.
+    private let relationshipSlots: [(slot: Int, relationship: RelationshipDescription)]
     private var rows: [[(any Sendable)?]] = []
     private var failures: [ValidationError] = []
-    private var storeFailure: StoreError?
+    private var storeFailure: StoreError? {
+        didSet { isSaturated = true }
+    }
 
     init(entity: EntityDescription) throws {
         self.entity = entity
@@ -123,6 +137,13 @@ struct BatchRecordBuilder {
         }
         self.required = required
         self.ruled = ruled
+        self.attributeSlots = layout.kinds.indices.compactMap { slot in
+            guard case .attribute = layout.kinds[slot] else { return nil }
+            return (slot, layout.template[slot])
+        }
+        self.relationshipSlots = layout.recordSlots.dropFirst(layout.recordAttributeCount).map { slot in
+            (slot, layout.properties[slot] as! RelationshipDescription)
+        }
         // Relationships cannot be set, so one that must hold objects fails every object alike.
         for slot in layout.recordSlots.dropFirst(layout.recordAttributeCount) {
             let relationship = layout.properties[slot] as! RelationshipDescription
@@ -138,7 +159,8 @@ struct BatchRecordBuilder {
     mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(count) }
 
     /// Whether enough has failed that the batch will be refused whatever follows: more objects need not be read.
-    var isSaturated: Bool { failures.count >= Self.failureLimit || storeFailure != nil }
+    /// Kept rather than computed: the loops ask before every object, and reading the optional error copied it.
+    private(set) var isSaturated = false
 
     /// Converts and checks one object's values; failures are kept for ``finish()``.
     mutating func add(_ values: [String: any Sendable]) {
@@ -155,8 +177,8 @@ struct BatchRecordBuilder {
                     problems.append((key, nil))
                     continue
                 }
-                if let canonical = canonicalTypes[position], Self.typeIdentifier(of: value) == canonical,
-                    integerRanges[position].map({ $0.contains(Self.reinterpretAsInt(value)) }) ?? true
+                if let canonical = canonicalTypes[position], AttributeType.typeIdentifier(of: value) == canonical,
+                    integerRanges[position].map({ $0.contains(AttributeType.reinterpretAsInt(value)) }) ?? true
                 {
                     row[position] = value
                 } else if let converted = types[position].coerce(value) {
@@ -166,6 +188,41 @@ struct BatchRecordBuilder {
                 }
             }
         }
+        check(row, problems: problems, at: index)
+    }
+
+    /// Checks the values a managed object handler set on `object`, taken as they are: setting them converted them.
+    mutating func add(_ object: ManagedObject) {
+        let index = rows.count
+        if let (_, relationship) = relationshipSlots.first(where: { !object.relatedObjects($0.relationship).isEmpty }) {
+            reject(key: relationship.name, at: index)
+            return
+        }
+        let recordSlots = layout.recordSlots
+        let attributeCount = types.count
+        var row = [(any Sendable)?](repeating: nil, count: width)
+        row.withUnsafeMutableBufferPointer { row in
+            // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?`
+            // and `(any Sendable)?` share one layout.
+            object.slots.withUnsafeBufferPointer { slots in
+                slots.withMemoryRebound(to: (any Sendable)?.self) { values in
+                    for position in 0..<attributeCount { row[position] = values[recordSlots[position]] }
+                }
+            }
+        }
+        check(row, problems: [], at: index)
+    }
+
+    /// Puts a managed object handler's object back as new: its attributes at their defaults.
+    func reset(_ object: ManagedObject) {
+        object.slots.withUnsafeMutableBufferPointer { slots in
+            for (slot, value) in attributeSlots { slots[slot] = value }
+        }
+    }
+
+    /// Checks a converted row against the model's rules (the positions in `problems` were reported already: their
+    /// values had the wrong type), and keeps it, or an empty row when it failed.
+    private mutating func check(_ row: [(any Sendable)?], problems: [(key: String, position: Int?)], at index: Int) {
         var failed = !problems.isEmpty
         for (key, position) in problems {
             if let position {
@@ -202,13 +259,6 @@ struct BatchRecordBuilder {
         return rows
     }
 
-    /// The type of the value in an existential, read from the existential itself (which `type(of:)` asks the
-    /// runtime for).
-    private static func typeIdentifier<T>(of value: T) -> ObjectIdentifier { ObjectIdentifier(T.self) }
-
-    /// A value whose type was just found to be `Int`, read as one without a dynamic cast.
-    private static func reinterpretAsInt<T>(_ value: T) -> Int { unsafeBitCast(value, to: Int.self) }
-
     private mutating func reject(key: String, at index: Int) {
         if layout.relationshipsByName[key] != nil {
             storeFailure = StoreError(code: .unsupportedRequest,
@@ -227,5 +277,6 @@ struct BatchRecordBuilder {
         var error = error
         error.message = "Object \(index) of the batch: " + error.message
         failures.append(error)
+        if failures.count >= Self.failureLimit { isSaturated = true }
     }
 }

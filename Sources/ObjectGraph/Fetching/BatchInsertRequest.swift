@@ -3,8 +3,9 @@ import Foundation
 /// A request that writes many new objects of one entity straight into a store, without managed objects or a
 /// context: Core Data's `NSBatchInsertRequest`.
 ///
-/// Each object is a dictionary of stored attribute values by name. Values are converted to the attribute's type as
-/// ``ManagedObject/setValue(_:forKey:)`` converts them; attributes a dictionary leaves out get their default value.
+/// Each object is a dictionary of stored attribute values by name, or the values a handler sets on a managed object
+/// it is handed (``managedObjectHandler``). Values are converted to the attribute's type as
+/// ``ManagedObject/setValue(_:forKey:)`` converts them; attributes left unset get their default value.
 /// The model's validation rules apply to every object: types, optionality, ranges, lengths, patterns and validation
 /// predicates. Relationships cannot be set, as in Core Data.
 ///
@@ -37,8 +38,15 @@ public final class BatchInsertRequest {
     /// ``dictionaryHandler``.
     public var objectsToInsert: [[String: any Sendable]]?
     /// Called over and over with an empty dictionary to fill with the next object's values; returns `true` when
-    /// there are no more objects (the dictionary of that call is not inserted).
+    /// there are no more objects (the dictionary of that call is not inserted). Takes precedence over
+    /// ``managedObjectHandler``.
     public var dictionaryHandler: ((inout [String: any Sendable]) -> Bool)?
+    /// Called over and over with one managed object of the entity (an instance of its registered class, in no
+    /// context) to set the next object's attribute values on, with ``ManagedObject/setValue(_:forKey:)`` or a
+    /// subclass's typed properties; returns `true` when there are no more objects (the values of that call are not
+    /// inserted). Before each call the object's attributes are back at their default values. Setting a
+    /// relationship fails the request, and the object must not be inserted into a context or kept.
+    public var managedObjectHandler: ((ManagedObject) -> Bool)?
     /// What the result carries; ``ResultType/statusOnly`` by default.
     public var resultType: ResultType = .statusOnly
     /// The stores the objects may go to, the first writable one whose configuration holds the entity taken; `nil`
@@ -55,6 +63,23 @@ public final class BatchInsertRequest {
     public init(entityName: String, dictionaryHandler: @escaping (inout [String: any Sendable]) -> Bool) {
         self.entityName = entityName
         self.dictionaryHandler = dictionaryHandler
+    }
+
+    /// A request that inserts the objects a handler sets on the managed object it is handed, one per call, until
+    /// it returns `true`.
+    ///
+    /// ```swift
+    /// var rows = parsedSessions.makeIterator()
+    /// let request = BatchInsertRequest(entityName: "Session", managedObjectHandler: { session in
+    ///     guard let row = rows.next() else { return true }
+    ///     session.setValue(row.title, forKey: "title")
+    ///     session.setValue(row.start, forKey: "start")
+    ///     return false
+    /// })
+    /// ```
+    public init(entityName: String, managedObjectHandler: @escaping (ManagedObject) -> Bool) {
+        self.entityName = entityName
+        self.managedObjectHandler = managedObjectHandler
     }
 }
 

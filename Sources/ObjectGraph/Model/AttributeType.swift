@@ -98,12 +98,23 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     func isCanonical(_ value: Any) -> Bool {
         switch self {
         case .integer16, .integer32:
-            guard type(of: value) == Int.self, let range = integerRange else { return false }
-            return range.contains(value as! Int)
+            guard Self.typeIdentifier(of: value) == ObjectIdentifier(Int.self), let range = integerRange else {
+                return false
+            }
+            return range.contains(Self.reinterpretAsInt(value))
         case .transformable, .undefined: return true
-        default: return ObjectIdentifier(type(of: value)) == canonicalTypeIdentifier
+        default: return Self.typeIdentifier(of: value) == canonicalTypeIdentifier
         }
     }
+
+    /// The type of the value in an existential, read from the existential itself (which `type(of:)` asks the
+    /// runtime for): an existential passed here is opened, and `T` is the type of its value.
+    @inline(__always)
+    static func typeIdentifier<T>(of value: T) -> ObjectIdentifier { ObjectIdentifier(T.self) }
+
+    /// A value whose type was just found to be `Int`, read as one without a dynamic cast.
+    @inline(__always)
+    static func reinterpretAsInt<T>(_ value: T) -> Int { unsafeBitCast(value, to: Int.self) }
 
     /// The type of the canonical values of this type when the type alone makes a value canonical (not for
     /// integers narrower than 64 bits, which need a range check, nor for types that take any value).
