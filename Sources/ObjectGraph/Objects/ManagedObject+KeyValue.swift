@@ -298,16 +298,16 @@ extension ManagedObject {
 
     // MARK: Tracked primitives (each records undo and marks the object changed)
 
-    func setValueTracked(_ value: Any?, slot index: Int) {
+    func setValueTracked(_ value: consuming Any?, slot index: Int) {
         if storage == .fault { fireFault() }
         captureSnapshot()
         let context = managedObjectContext
         if let context, context.isRecordingUndo {
             let old = slots[index]
-            slots[index] = value
+            slots[index] = copy value
             context.recordUndo(.set(self, index, old: old, new: value))
         } else {
-            slots[index] = value
+            slots[index] = consume value
         }
         if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
         // An inserted object is saved whole; only saved objects are tracked as changed.
