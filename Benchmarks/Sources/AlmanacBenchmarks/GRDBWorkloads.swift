@@ -120,7 +120,7 @@ enum GRDBWorkloads {
             context.isUndoRegistrationEnabled = false
             for n in 0..<count {
                 let object = context.insertNewObject(forEntityName: "Item")
-                for (key, value) in itemValues(n) { object.setValue(value, forKey: key) }
+                SQLiteWorkloadData.setItemValues(n, on: object)
             }
             try context.save()
         }, anchor: {

@@ -43,6 +43,19 @@ public enum SQLiteWorkloadData {
         values["flag"] = n % 2 == 0
     }
 
+    /// Sets the values of the `n`th inserted `Item` on a managed object, as a batch insert's managed object handler
+    /// sets them on the object it is handed (the same values as `itemValues(_:)`).
+    public static func setItemValues(_ n: Int, on object: ManagedObject) {
+        object.setValue(n, forKey: "i1")
+        object.setValue(n % 1000, forKey: "i2")
+        object.setValue(Double(n) * 0.5, forKey: "d1")
+        object.setValue(Double(n) / 3, forKey: "d2")
+        object.setValue("name \(n)", forKey: "s1")
+        object.setValue("city \(n % 97)", forKey: "s2")
+        object.setValue(Date(timeIntervalSinceReferenceDate: Double(n)), forKey: "date")
+        object.setValue(n % 2 == 0, forKey: "flag")
+    }
+
     /// The `rank` of row `index` of `count`: a permutation of 0..<count when 7919 (a prime) does not divide
     /// `count`, so the rows' order by rank differs from their insertion order.
     public static func rank(_ index: Int, count: Int) -> Int { (index * 7919) % count }
