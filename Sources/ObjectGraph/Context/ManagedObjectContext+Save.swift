@@ -39,6 +39,19 @@ extension ManagedObjectContext {
                 case .storeWins: resolveConflictsForStore(error.objectIDs)
                 case .inMemoryWins: try resolveConflictsForContext(error.objectIDs)
                 }
+            } catch var error as StoreError where error.code == .constraintConflict {
+                guard mergePolicy != .error, attempts < 3,
+                      try resolveConstraintConflicts(error.constraintConflicts, plan: plan) else {
+                    // Name new objects by the IDs they have, not by the permanent IDs the failed save gave them.
+                    let current = Dictionary(zip(plan.insertedIDs, plan.insertedObjects.map(\.objectID)),
+                                             uniquingKeysWith: { first, _ in first })
+                    error.objectIDs = error.objectIDs.map { current[$0] ?? $0 }
+                    for index in error.constraintConflicts.indices {
+                        error.constraintConflicts[index].conflictingObjectIDs =
+                            error.constraintConflicts[index].conflictingObjectIDs.map { current[$0] ?? $0 }
+                    }
+                    throw error
+                }
             }
         }
     }
@@ -304,6 +317,62 @@ extension ManagedObjectContext {
         for object in plan.insertedObjects + plan.updatedObjects + plan.deletedObjects { object.didSave() }
         post(.didSave(event))
         persistentStoreCoordinator.notifySaved(event)
+    }
+
+    // MARK: Uniqueness constraint conflicts
+
+    /// Resolves conflicts of new objects with each other or with saved objects by the merge policy, as Core Data's
+    /// by-property merge policies do: one object survives (the saved one, else the first new one) and takes the
+    /// others' relationships, and with ``MergePolicy/inMemoryWins`` their attribute values too (the last one's
+    /// win); the others are deleted. Returns `false`, changing nothing, when a conflict involves a saved object
+    /// the save changes: the save then fails.
+    private func resolveConstraintConflicts(_ conflicts: [ConstraintConflict], plan: SavePlan) throws -> Bool {
+        let newObjects = Dictionary(zip(plan.insertedIDs, plan.insertedObjects), uniquingKeysWith: { first, _ in first })
+        guard !conflicts.isEmpty,
+              conflicts.allSatisfy({ $0.conflictingObjectIDs.allSatisfy { newObjects[$0] != nil } }) else {
+            return false
+        }
+        for conflict in conflicts {
+            var duplicates = conflict.conflictingObjectIDs.map { newObjects[$0]! }
+            let survivor = try conflict.databaseObjectID.map(existingObject(with:)) ?? duplicates.removeFirst()
+            for duplicate in duplicates where !duplicate.isDeletedFlag {
+                merge(duplicate, into: survivor, valuesWin: mergePolicy == .inMemoryWins)
+                delete(duplicate)
+            }
+        }
+        return true
+    }
+
+    /// Moves a duplicate's relationships (and, when `valuesWin`, its stored attribute values) onto the object that
+    /// survives a constraint conflict, leaving the duplicate without related objects.
+    private func merge(_ duplicate: ManagedObject, into survivor: ManagedObject, valuesWin: Bool) {
+        let properties = survivor.entity.layout.propertiesByName
+        for property in duplicate.entity.layout.properties {
+            switch (property, properties[property.name]) {
+            case let (attribute as AttributeDescription, _ as AttributeDescription):
+                if valuesWin, !attribute.isTransient {
+                    survivor.setValue(duplicate.value(forKey: attribute.name), forKey: attribute.name)
+                }
+            case let (relationship as RelationshipDescription, target as RelationshipDescription)
+                where relationship.isToMany == target.isToMany:
+                let related = duplicate.relatedObjects(relationship)
+                if related.isEmpty { continue }
+                if relationship.isToMany {
+                    let kept = survivor.relatedObjects(target)
+                    let known = Set(kept.map(ObjectIdentifier.init))
+                    duplicate.setValue(nil, forKey: relationship.name)
+                    survivor.setValue(kept + related.filter { !known.contains(ObjectIdentifier($0)) },
+                                      forKey: target.name)
+                } else if valuesWin || survivor.relatedObjects(target).isEmpty {
+                    duplicate.setValue(nil, forKey: relationship.name)
+                    survivor.setValue(related[0], forKey: target.name)
+                } else {
+                    duplicate.setValue(nil, forKey: relationship.name)
+                }
+            default:
+                break
+            }
+        }
     }
 
     // MARK: Merge conflicts

@@ -456,6 +456,7 @@ extension PersistentStoreCoordinator {
                                      context: ErrorContext(storeURL: store.url), objectIDs: storeChanges.objectIDs)
                 }
             }
+            try checkUniqueness(changes)
             var prepared: [(PersistentStore, any PreparedSave)] = []
             do {
                 for (store, storeChanges) in changes where !storeChanges.isEmpty {

@@ -10,7 +10,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case unknownStoreType, storeAlreadyAdded, storeNotFound, readOnlyStore, noStoreForEntity
             case ambiguousStore, entityNotInConfiguration, objectNotFound, mergeConflict, incompatibleModel
             case corruptFile, io, partialSave, invalidURI, invalidObjectID, unsupportedRequest, unknownConfiguration
-            case foreignFile
+            case foreignFile, constraintConflict
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -51,6 +51,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unsupportedRequest = Code(.unsupportedRequest)
         /// The model has no configuration with that name.
         public static let unknownConfiguration = Code(.unknownConfiguration)
+        /// Objects would share the values of a uniqueness constraint, with each other or with a saved object (Core
+        /// Data's `NSManagedObjectConstraintMergeError`); ``StoreError/constraintConflicts`` lists them.
+        public static let constraintConflict = Code(.constraintConflict)
 
         public var description: String { "\(value)" }
     }
@@ -65,6 +68,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var objectIDs: [ManagedObjectID]
     /// For ``Code/ambiguousStore``: the candidate stores' URLs (or identifiers for stores without a URL).
     public var candidates: [String]
+    /// For ``Code/constraintConflict``: each set of objects that would share a uniqueness constraint's values.
+    public var constraintConflicts: [ConstraintConflict] = []
     private var underlying: UnderlyingError?
 
     /// The error that caused this one, if any.

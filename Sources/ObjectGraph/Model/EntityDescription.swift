@@ -15,7 +15,10 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     public var isAbstract: Bool = false { didSet { checkMutable() } }
     /// Free-form information from the model file.
     public var userInfo: [String: String] = [:] { didSet { checkMutable() } }
-    /// Sets of property names whose values must be unique together (kept for model round trips).
+    /// Sets of attribute names whose values must be unique together, among the objects of this entity and its
+    /// sub-entities in each store. Saves check them (and fail with ``StoreError/Code/constraintConflict``, or resolve
+    /// the conflicts by the context's ``MergePolicy``); an object with no value for one of the attributes is not
+    /// constrained, and a constraint naming anything but attributes is not checked.
     public var uniquenessConstraints: [[String]] = [] { didSet { checkMutable() } }
     /// Fetch indexes: named lists of property names that stores index together.
     public var indexes: [FetchIndexDescription] = [] { didSet { checkMutable() } }

@@ -38,7 +38,7 @@ extension SQLiteSchema {
     }
 
     /// The `CREATE INDEX` statements of a table: foreign keys, `Z_ENT` when the table hosts several entities,
-    /// indexed attributes and the entities' fetch indexes.
+    /// indexed attributes, the entities' fetch indexes and their uniqueness constraints.
     func indexStatements(for table: TableMapping) -> [String] {
         var statements: [String] = []
         func index(_ name: String, _ columns: [String]) {
@@ -61,6 +61,13 @@ extension SQLiteSchema {
                 }
                 guard columns.count == fetchIndex.propertyNames.count, !columns.isEmpty else { continue }
                 index("Z_\(entity.name)_\(fetchIndex.name)", columns)
+            }
+            // Saves look up the saved objects sharing a new object's constrained values (not a UNIQUE index: the
+            // coordinator checks, and resolves conflicts by the merge policy).
+            for (number, constraint) in entity.uniquenessConstraints.enumerated() {
+                let columns = constraint.compactMap { mapping.attribute(named: $0).map { quoted($0.name) } }
+                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                index("Z_\(entity.name)_UNIQUENESS_\(number)", columns)
             }
         }
         return statements

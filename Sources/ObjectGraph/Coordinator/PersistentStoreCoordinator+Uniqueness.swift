@@ -1,0 +1,108 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// How many values one query of the saved objects asks about (`attribute IN {...}`).
+    private static let uniquenessQueryChunk = 500
+
+    /// Checks the new and changed records of a save against the model's uniqueness constraints, within the save and
+    /// against each store's saved objects; called with the coordinator's write access held, so that no other save
+    /// comes between the check and the write.
+    ///
+    /// - Throws: ``StoreError/Code/constraintConflict`` listing every conflict.
+    func checkUniqueness(_ changes: [(PersistentStore, StoreChanges)]) throws {
+        let constrained = managedObjectModel.entities.filter { !$0.uniquenessConstraints.isEmpty }
+        guard !constrained.isEmpty else { return }
+        var conflicts: [ConstraintConflict] = []
+        for (store, storeChanges) in changes where !(storeChanges.inserted.isEmpty && storeChanges.updated.isEmpty) {
+            // Saved objects the save deletes or rewrites no longer hold their saved values.
+            let replaced = Set(storeChanges.updated.map(\.objectID) + storeChanges.deleted.map(\.objectID))
+            for entity in constrained {
+                let family = Set(entity.selfAndDescendants.map(\.name))
+                let records = (storeChanges.inserted + storeChanges.updated).filter {
+                    family.contains($0.objectID.entityName)
+                }
+                guard !records.isEmpty else { continue }
+                let held = family.filter { store.holds(entityNamed: $0) }
+                for constraint in entity.uniquenessConstraints where Self.isCheckable(constraint, in: entity) {
+                    conflicts += try uniquenessConflicts(of: records, entity: entity, constraint: constraint,
+                                                         store: store, heldNames: held, replaced: replaced)
+                }
+            }
+        }
+        guard !conflicts.isEmpty else { return }
+        let shown = conflicts.prefix(3).map(\.description).joined(separator: "; ")
+        let more = conflicts.count > 3 ? " and \(conflicts.count - 3) more" : ""
+        var error = StoreError(
+            code: .constraintConflict,
+            message: "The save breaks a uniqueness constraint: \(shown)\(more). Change the values, or set a merge "
+                + "policy that resolves the conflicts (the context's inMemoryWins or storeWins).",
+            context: ErrorContext(entityName: conflicts[0].entityName, key: conflicts[0].constraint.joined(separator: ",")),
+            objectIDs: conflicts.flatMap { $0.conflictingObjectIDs + [$0.databaseObjectID].compactMap { $0 } })
+        error.constraintConflicts = conflicts
+        throw error
+    }
+
+    /// Whether every name of a constraint is an attribute of the entity (constraints naming anything else are not
+    /// checked).
+    private static func isCheckable(_ constraint: [String], in entity: EntityDescription) -> Bool {
+        !constraint.isEmpty && constraint.allSatisfy { entity.layout.propertiesByName[$0] is AttributeDescription }
+    }
+
+    /// The values of a constraint, compared as hashable values; `nil` when one is missing (the object is then not
+    /// constrained) or cannot be compared.
+    private static func constraintKey(_ values: [(any Sendable)?]) -> [AnyHashable]? {
+        var key: [AnyHashable] = []
+        key.reserveCapacity(values.count)
+        for value in values {
+            guard let value, let hashable = value as? AnyHashable else { return nil }
+            if let double = value as? Double, double.isNaN { return nil }
+            key.append(hashable)
+        }
+        return key
+    }
+
+    private func uniquenessConflicts(of records: [StoreRecord], entity: EntityDescription, constraint: [String],
+                                     store: PersistentStore, heldNames: Set<String>,
+                                     replaced: Set<ManagedObjectID>) throws -> [ConstraintConflict] {
+        // The save's own objects, grouped by their values, in the save's order.
+        var groups: [[AnyHashable]: [ManagedObjectID]] = [:]
+        var order: [[AnyHashable]] = []
+        for record in records {
+            guard let key = Self.constraintKey(constraint.map { record[$0] }) else { continue }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(record.objectID)
+        }
+        guard !order.isEmpty else { return [] }
+
+        // The saved objects with the same values: asked for by the first attribute, in chunks, the rest compared
+        // here; the sort keys bring every constrained value back with each ID.
+        var saved: [[AnyHashable]: ManagedObjectID] = [:]
+        if !heldNames.isEmpty {
+            let sortKeys = constraint.map { SortKey($0) }
+            var start = 0
+            while start < order.count {
+                let chunk = order[start..<min(start + Self.uniquenessQueryChunk, order.count)]
+                start += chunk.count
+                let firsts = Array(Set(chunk.map { $0[0] })).map(\.base)
+                let request = StoreFetchRequest(entity: entity, entityNames: heldNames,
+                                                predicate: try ObjectPredicate(format: "%K IN %@", constraint[0], firsts),
+                                                sortKeys: sortKeys, limit: 0, includesValues: false)
+                for result in try store.serializingReads({ try store.fetch(request) })
+                where !replaced.contains(result.objectID) {
+                    guard let key = Self.constraintKey(result.sortValues), groups[key] != nil,
+                          saved[key] == nil else { continue }
+                    saved[key] = result.objectID
+                }
+            }
+        }
+
+        return order.compactMap { key in
+            let ids = groups[key]!
+            let existing = saved[key]
+            guard ids.count > 1 || existing != nil else { return nil }
+            return ConstraintConflict(entityName: entity.name, constraint: constraint,
+                                      values: key.map { "\($0.base)" }, databaseObjectID: existing,
+                                      conflictingObjectIDs: ids)
+        }
+    }
+}
