@@ -248,6 +248,47 @@ struct UniquenessConstraintTests {
         #expect(try setup.speakers().map(\.name) == ["Ada"])
     }
 
+    @Test(arguments: StoreKind.all)
+    func batchInsertsUpsertWhenTheContextsValuesWin(kind: StoreKind) throws {
+        let setup = try Setup(kind)
+        let writer = setup.context()
+        let ada = Self.speaker(writer, "Ada", email: "ada@example.org", bio: "Old bio", talks: ["Notes"])
+        try writer.save()
+        let request = BatchInsertRequest(entityName: "Speaker", objects: [
+            ["name": "Ada Lovelace", "email": "ada@example.org", "bio": "New bio"],
+            ["name": "Grace", "email": "grace@example.org"],
+            ["name": "Grace Hopper", "email": "grace@example.org"],
+            ["name": "Anonymous"],
+        ])
+        request.resultType = .objectIDs
+        let ids = try #require(try setup.context(.inMemoryWins).execute(request).objectIDs)
+        #expect(ids.count == 4)
+        #expect(ids[0] == ada.objectID)
+        #expect(ids[1] == ids[2] && ids[1] != ids[3])
+        let speakers = try setup.speakers()
+        #expect(speakers.map(\.name) == ["Ada Lovelace", "Anonymous", "Grace Hopper"])
+        // The saved object took the values and kept its relationships.
+        #expect(speakers[0].bio == "New bio" && speakers[0].talks == ["Notes"])
+    }
+
+    @Test func batchInsertsLeaveSavedObjectsAloneWhenTheStoreWins() throws {
+        let setup = try Setup(.sqlite)
+        let writer = setup.context()
+        let ada = Self.speaker(writer, "Ada", email: "ada@example.org", bio: "Old bio")
+        try writer.save()
+        let request = BatchInsertRequest(entityName: "Speaker", objects: [
+            ["name": "Ada Lovelace", "email": "ada@example.org", "bio": "New bio"],
+            ["name": "Grace", "email": "grace@example.org"],
+            ["name": "Grace Hopper", "email": "grace@example.org"],
+        ])
+        request.resultType = .objectIDs
+        let ids = try #require(try setup.context(.storeWins).execute(request).objectIDs)
+        #expect(ids.first == ada.objectID && ids[1] == ids[2])
+        let speakers = try setup.speakers()
+        #expect(speakers.map(\.name) == ["Ada", "Grace"])
+        #expect(speakers[0].bio == "Old bio")
+    }
+
     @Test func constraintsNamingNoAttributeAreNotChecked() throws {
         // Constraints that name no attribute of the entity are not checked (and do not stop saves).
         let entity = EntityDescription(name: "Tag", properties: [AttributeDescription(name: "label", type: .string)])

@@ -74,9 +74,10 @@ extension ManagedObjectContext {
     /// ``PersistentStoreCoordinator/execute(_:)``).
     ///
     /// As in Core Data, the context is not changed: the new objects are not registered, and its own unsaved
-    /// changes stay unsaved. Fetch to see the new objects.
+    /// changes stay unsaved. Fetch to see the new objects. The context's ``mergePolicy`` decides what objects that
+    /// break a uniqueness constraint do.
     public func execute(_ request: BatchInsertRequest) throws -> BatchInsertResult {
-        try persistentStoreCoordinator.execute(request)
+        try persistentStoreCoordinator.execute(request, mergePolicy: mergePolicy)
     }
 
     /// How many objects a request would return (its offset and limit applied).

@@ -11,7 +11,17 @@ extension PersistentStoreCoordinator {
     ///   or a relationship's key; ``ValidationError`` (``ValidationError/Code/unknownKey`` for a key that is not
     ///   a stored attribute, ``ValidationError/Code/wrongType``, the model's rules); the routing errors of
     ///   ``ManagedObjectContext/save()``; the store's own errors.
-    public func execute(_ request: BatchInsertRequest) throws -> BatchInsertResult {
+    ///
+    /// Objects that break a uniqueness constraint (see ``EntityDescription/uniquenessConstraints``) fail the batch
+    /// with ``StoreError/Code/constraintConflict`` under the default ``MergePolicy/error``. With
+    /// ``MergePolicy/inMemoryWins`` an object sharing a saved object's constrained values updates that object's
+    /// attributes instead of being inserted (an "upsert", as Core Data's batch inserts do under
+    /// `NSMergeByPropertyObjectTrumpMergePolicy`; attributes the object leaves out take their defaults, and the saved
+    /// object keeps its relationships); with ``MergePolicy/storeWins`` it is left out. Objects of the batch that
+    /// share values with each other are inserted once: the last of them, or the first. The result's IDs name, for
+    /// each object, the object that holds its values. ``ManagedObjectContext/execute(_:)`` passes the context's
+    /// merge policy.
+    public func execute(_ request: BatchInsertRequest, mergePolicy: MergePolicy = .error) throws -> BatchInsertResult {
         guard let entity = managedObjectModel.entitiesByName[request.entityName] else {
             throw ModelError(code: .unknownEntity, message: "The model has no entity named '\(request.entityName)'.",
                              context: ErrorContext(entityName: request.entityName))
@@ -56,12 +66,77 @@ extension PersistentStoreCoordinator {
         for (id, row) in zip(ids, rows) {
             changes.inserted.append(StoreRecord(objectID: id, version: 1, keys: keys, row: row))
         }
-        try save([(store, changes)])
-        if hasSaveObservers {
-            notifySaved(ContextDidSave(insertedObjectIDs: Set(ids)))
+        // Each object's ID in the result: its new one, or, once merged by a uniqueness conflict, the survivor's.
+        var resultIDs = ids
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                try save([(store, changes)])
+                break
+            } catch let error as StoreError
+                where error.code == .constraintConflict && mergePolicy != .error && attempts < 3 {
+                try resolveConstraintConflicts(error, in: &changes, resultIDs: &resultIDs, entity: entity,
+                                               mergePolicy: mergePolicy)
+            }
         }
-        return BatchInsertResult(resultType: request.resultType, count: ids.count,
-                                 objectIDs: request.resultType == .objectIDs ? ids : nil)
+        if hasSaveObservers {
+            notifySaved(ContextDidSave(insertedObjectIDs: Set(changes.inserted.map(\.objectID)),
+                                       updatedObjectIDs: Set(changes.updated.map(\.objectID))))
+        }
+        return BatchInsertResult(resultType: request.resultType, count: resultIDs.count,
+                                 objectIDs: request.resultType == .objectIDs ? resultIDs : nil)
+    }
+
+    /// Resolves a batch's uniqueness conflicts by the merge policy (see ``execute(_:mergePolicy:)``): objects that
+    /// share a saved object's values update it (``MergePolicy/inMemoryWins``, the last one's values) or are dropped
+    /// (``MergePolicy/storeWins``); objects of the batch that share values with each other are kept once (the last
+    /// or the first). Throws the error when a conflict cannot be resolved so.
+    private func resolveConstraintConflicts(_ error: StoreError, in changes: inout StoreChanges,
+                                            resultIDs: inout [ManagedObjectID], entity: EntityDescription,
+                                            mergePolicy: MergePolicy) throws {
+        let insertedPositions = Dictionary(changes.inserted.enumerated().map { ($1.objectID, $0) },
+                                           uniquingKeysWith: { first, _ in first })
+        let updatedPositions = Dictionary(changes.updated.enumerated().map { ($1.objectID, $0) },
+                                          uniquingKeysWith: { first, _ in first })
+        var dropped = Set<ManagedObjectID>()
+        var survivorOf: [ManagedObjectID: ManagedObjectID] = [:]
+        let layout = entity.layout
+        for conflict in error.constraintConflicts {
+            let positions = conflict.conflictingObjectIDs.compactMap { insertedPositions[$0] }
+            guard positions.count == conflict.conflictingObjectIDs.count else { throw error }
+            let winner = mergePolicy == .inMemoryWins ? positions.last! : positions.first!
+            guard let saved = conflict.databaseObjectID else {
+                for position in positions where position != winner {
+                    dropped.insert(changes.inserted[position].objectID)
+                    survivorOf[changes.inserted[position].objectID] = changes.inserted[winner].objectID
+                }
+                continue
+            }
+            // Only a saved object of the batch's own entity can take a row of the batch's layout.
+            guard saved.entityName == entity.name, let existing = try record(for: saved) else { throw error }
+            for position in positions {
+                dropped.insert(changes.inserted[position].objectID)
+                survivorOf[changes.inserted[position].objectID] = saved
+            }
+            guard mergePolicy == .inMemoryWins else { continue }
+            // The winner's attribute values; the saved object keeps its relationships, which batches cannot set.
+            guard case .row(_, var row) = changes.inserted[winner].storage else { throw error }
+            for position in layout.recordAttributeCount..<row.count {
+                row[position] = existing[layout.recordKeys.names[position]]
+            }
+            let update = StoreRecord(objectID: saved, version: existing.version, keys: layout.recordKeys, row: row)
+            if let known = updatedPositions[saved] {
+                changes.updated[known] = update
+            } else {
+                changes.updated.append(update)
+            }
+        }
+        changes.inserted.removeAll { dropped.contains($0.objectID) }
+        for index in resultIDs.indices {
+            // Follow the chain: a survivor may itself have been merged into another by an earlier attempt.
+            while let survivor = survivorOf[resultIDs[index]] { resultIDs[index] = survivor }
+        }
     }
 
     /// The store a batch insert writes to: the first of `candidates` that is attached, writable and holds the
