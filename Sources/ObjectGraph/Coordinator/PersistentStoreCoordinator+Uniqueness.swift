@@ -74,10 +74,23 @@ extension PersistentStoreCoordinator {
         }
         guard !order.isEmpty else { return [] }
 
-        // The saved objects with the same values: asked for by the first attribute, in chunks, the rest compared
+        // The saved objects with the same values. An atomic store holds its records in memory and hands them over
+        // whole: one pass over them. Other stores are asked by the first attribute, in chunks, the rest compared
         // here; the sort keys bring every constrained value back with each ID.
         var saved: [[AnyHashable]: ManagedObjectID] = [:]
-        if !heldNames.isEmpty {
+        func note(_ id: ManagedObjectID, _ values: [(any Sendable)?]) {
+            guard !replaced.contains(id), let key = Self.constraintKey(values), groups[key] != nil,
+                  saved[key] == nil else { return }
+            saved[key] = id
+        }
+        if !heldNames.isEmpty, store is AtomicStore {
+            let request = StoreFetchRequest(entity: entity, entityNames: heldNames, predicate: nil, sortKeys: [],
+                                            limit: 0, includesValues: true)
+            for result in try store.serializingReads({ try store.fetch(request) }) {
+                guard let record = result.record else { continue }
+                note(result.objectID, constraint.map { record[$0] })
+            }
+        } else if !heldNames.isEmpty {
             let sortKeys = constraint.map { SortKey($0) }
             var start = 0
             while start < order.count {
@@ -87,11 +100,8 @@ extension PersistentStoreCoordinator {
                 let request = StoreFetchRequest(entity: entity, entityNames: heldNames,
                                                 predicate: try ObjectPredicate(format: "%K IN %@", constraint[0], firsts),
                                                 sortKeys: sortKeys, limit: 0, includesValues: false)
-                for result in try store.serializingReads({ try store.fetch(request) })
-                where !replaced.contains(result.objectID) {
-                    guard let key = Self.constraintKey(result.sortValues), groups[key] != nil,
-                          saved[key] == nil else { continue }
-                    saved[key] = result.objectID
+                for result in try store.serializingReads({ try store.fetch(request) }) {
+                    note(result.objectID, result.sortValues)
                 }
             }
         }
