@@ -142,6 +142,23 @@ struct QueryEngineTests {
         #expect(fixture.error("insert", ["entity": "Run", "values": ["processID": "abc"]])?.code == .badRequest)
     }
 
+    @Test func aSessionIsAFavouriteOnce() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let values: JSONObject = ["conferenceAcronym": "ssd26", "sessionGUID": "g"]
+        _ = try fixture.request("insert", ["entity": "Favorite", "values": .object(values)])
+        let error = fixture.error("insert", ["entity": "Favorite", "values": .object(values)])
+        #expect(error?.code == .badRequest)
+        let conflict = error?.details["conflicts"]?.arrayValue?.first
+        #expect(conflict?["entity"] == "Favorite")
+        #expect(conflict?["values"] == .array(["ssd26", "g"]))
+        #expect(try fixture.request("count", ["entity": "Favorite"])["count"] == 1)
+        // The same session of another conference is another favourite.
+        _ = try fixture.request("insert", ["entity": "Favorite",
+                                           "values": ["conferenceAcronym": "pc26", "sessionGUID": "g"]])
+        #expect(try fixture.request("count", ["entity": "Favorite"])["count"] == 2)
+    }
+
     @Test func aRunIsRecordedAtStart() throws {
         let fixture = try CoreFixture(files: [])
         defer { fixture.remove() }

@@ -44,6 +44,13 @@ extension WireError {
             case .noStoreForEntity, .entityNotInConfiguration:
                 return WireError(code: .notWritable, message: error.message)
             case .mergeConflict: return WireError(code: .busy, message: error.message)
+            case .constraintConflict:
+                let conflicts = error.constraintConflicts.map { conflict -> JSONValue in
+                    .object(["entity": .string(conflict.entityName),
+                             "keys": .array(conflict.constraint.map { .string($0) }),
+                             "values": .array(conflict.values.map { .string($0) })])
+                }
+                return WireError(code: .badRequest, message: error.message, details: ["conflicts": .array(conflicts)])
             default: return WireError(code: .internal, message: error.message)
             }
         default:

@@ -46,6 +46,8 @@ public enum ScheduleModel {
             string("conferenceAcronym", optional: false), string("sessionGUID", optional: false),
             date("createdAt"), string("note"),
         ], className: "Favorite")
+        // A session is a favourite once: a second insert for it fails with a constraint conflict.
+        favorite.uniquenessConstraints = [["conferenceAcronym", "sessionGUID"]]
         let minutes = int("minutesBefore", .integer32, defaultValue: 10)
         minutes.minimumValue = 0
         let reminder = entity("Reminder", [
