@@ -14,6 +14,9 @@ struct ScheduleModelFileTests {
         var lines: [String] = []
         for entity in model.entities.sorted(by: { $0.name < $1.name }) {
             lines.append("entity \(entity.name) class=\(entity.managedObjectClassName)")
+            for constraint in entity.uniquenessConstraints {
+                lines.append("  unique: " + constraint.joined(separator: ","))
+            }
             for property in entity.properties.sorted(by: { $0.name < $1.name }) {
                 switch property {
                 case let attribute as AttributeDescription:
