@@ -280,8 +280,6 @@ extension ManagedObjectContext {
     // MARK: Finishing
 
     private func finishSave(_ plan: SavePlan) {
-        var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
-        event.insertedObjectIDs.reserveCapacity(plan.insertedObjects.count)
         for (object, newID) in zip(plan.insertedObjects, plan.insertedIDs) {
             registered[object.objectID] = nil
             object.objectID = newID
@@ -289,19 +287,16 @@ extension ManagedObjectContext {
             object.isInsertedFlag = false
             object.version = 1
             object.snapshot = nil
-            event.insertedObjectIDs.insert(newID)
         }
         for object in plan.updatedObjects {
             object.version += 1
             object.snapshot = nil
-            event.updatedObjectIDs.insert(object.objectID)
         }
         for object in plan.deletedObjects {
             forget(object)
             object.isDeletedFlag = false
             object.storage = .invalid
             object.managedObjectContext = nil
-            event.deletedObjectIDs.insert(object.objectID)
         }
         for object in takeDeletedWhileInserted() {
             forget(object)
@@ -315,8 +310,16 @@ extension ManagedObjectContext {
         removeAllUndoActions()
         pending = PendingNotification()
         for object in plan.insertedObjects + plan.updatedObjects + plan.deletedObjects { object.didSave() }
+        // The event's sets of IDs are built only when someone listens: hashing every ID of a large save was a
+        // tenth of finishing it.
+        let coordinator = persistentStoreCoordinator
+        guard !observers.isEmpty || coordinator.hasSaveObservers else { return }
+        var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
+        event.insertedObjectIDs = Set(plan.insertedIDs)
+        event.updatedObjectIDs = Set(plan.updatedObjects.map(\.objectID))
+        event.deletedObjectIDs = Set(plan.deletedObjects.map(\.objectID))
         post(.didSave(event))
-        persistentStoreCoordinator.notifySaved(event)
+        coordinator.notifySaved(event)
     }
 
     // MARK: Uniqueness constraint conflicts
