@@ -80,6 +80,21 @@ extension ManagedObjectContext {
         try persistentStoreCoordinator.execute(request, mergePolicy: mergePolicy)
     }
 
+    /// Deletes objects through a context of the coordinator's own, in one save (see
+    /// ``PersistentStoreCoordinator/execute(_:mergePolicy:)-(BatchDeleteRequest,_)``), with this context's merge
+    /// policy. As in Core Data, this context is not changed: objects it holds that were deleted fail when they
+    /// fire; refresh or fetch them again.
+    public func execute(_ request: BatchDeleteRequest) throws -> BatchDeleteResult {
+        try persistentStoreCoordinator.execute(request, mergePolicy: mergePolicy)
+    }
+
+    /// Updates objects through a context of the coordinator's own, in one save (see
+    /// ``PersistentStoreCoordinator/execute(_:mergePolicy:)-(BatchUpdateRequest,_)``), with this context's merge
+    /// policy. As in Core Data, this context is not changed: refresh its objects to see the new values.
+    public func execute(_ request: BatchUpdateRequest) throws -> BatchUpdateResult {
+        try persistentStoreCoordinator.execute(request, mergePolicy: mergePolicy)
+    }
+
     /// How many objects a request would return (its offset and limit applied).
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try entity(named: request.entityName)
