@@ -269,6 +269,13 @@ struct UniquenessConstraintTests {
         #expect(speakers.map(\.name) == ["Ada Lovelace", "Anonymous", "Grace Hopper"])
         // The saved object took the values and kept its relationships.
         #expect(speakers[0].bio == "New bio" && speakers[0].talks == ["Notes"])
+
+        // Attributes a dictionary leaves out keep their saved values.
+        let rename = BatchInsertRequest(entityName: "Speaker", objects: [["name": "A. Lovelace",
+                                                                          "email": "ada@example.org"]])
+        #expect(try setup.context(.inMemoryWins).execute(rename).count == 1)
+        let renamed = try setup.speakers().first
+        #expect(renamed?.name == "A. Lovelace" && renamed?.bio == "New bio" && renamed?.talks == ["Notes"])
     }
 
     @Test func batchInsertsLeaveSavedObjectsAloneWhenTheStoreWins() throws {

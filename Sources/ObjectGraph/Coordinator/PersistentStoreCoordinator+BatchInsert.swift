@@ -16,8 +16,8 @@ extension PersistentStoreCoordinator {
     /// with ``StoreError/Code/constraintConflict`` under the default ``MergePolicy/error``. With
     /// ``MergePolicy/inMemoryWins`` an object sharing a saved object's constrained values updates that object's
     /// attributes instead of being inserted (an "upsert", as Core Data's batch inserts do under
-    /// `NSMergeByPropertyObjectTrumpMergePolicy`; attributes the object leaves out take their defaults, and the saved
-    /// object keeps its relationships); with ``MergePolicy/storeWins`` it is left out. Objects of the batch that
+    /// `NSMergeByPropertyObjectTrumpMergePolicy`; the saved object keeps the attributes a dictionary leaves out, and
+    /// its relationships); with ``MergePolicy/storeWins`` it is left out. Objects of the batch that
     /// share values with each other are inserted once: the last of them, or the first. The result's IDs name, for
     /// each object, the object that holds its values. ``ManagedObjectContext/execute(_:)`` passes the context's
     /// merge policy.
@@ -54,7 +54,7 @@ extension PersistentStoreCoordinator {
                 builder.reset(object)
             }
         }
-        let rows = try builder.finish()
+        let (rows, givenPositions) = try builder.finish()
         guard !rows.isEmpty else {
             return BatchInsertResult(resultType: request.resultType, count: 0,
                                      objectIDs: request.resultType == .objectIDs ? [] : nil)
@@ -68,6 +68,7 @@ extension PersistentStoreCoordinator {
         }
         // Each object's ID in the result: its new one, or, once merged by a uniqueness conflict, the survivor's.
         var resultIDs = ids
+        let given = UpsertSources(ids: ids, givenPositions: givenPositions)
         var attempts = 0
         while true {
             attempts += 1
@@ -77,7 +78,7 @@ extension PersistentStoreCoordinator {
             } catch let error as StoreError
                 where error.code == .constraintConflict && mergePolicy != .error && attempts < 3 {
                 try resolveConstraintConflicts(error, in: &changes, resultIDs: &resultIDs, entity: entity,
-                                               mergePolicy: mergePolicy)
+                                               given: given, mergePolicy: mergePolicy)
             }
         }
         if hasSaveObservers {
@@ -94,7 +95,7 @@ extension PersistentStoreCoordinator {
     /// or the first). Throws the error when a conflict cannot be resolved so.
     private func resolveConstraintConflicts(_ error: StoreError, in changes: inout StoreChanges,
                                             resultIDs: inout [ManagedObjectID], entity: EntityDescription,
-                                            mergePolicy: MergePolicy) throws {
+                                            given: UpsertSources, mergePolicy: MergePolicy) throws {
         let insertedPositions = Dictionary(changes.inserted.enumerated().map { ($1.objectID, $0) },
                                            uniquingKeysWith: { first, _ in first })
         let updatedPositions = Dictionary(changes.updated.enumerated().map { ($1.objectID, $0) },
@@ -120,9 +121,11 @@ extension PersistentStoreCoordinator {
                 survivorOf[changes.inserted[position].objectID] = saved
             }
             guard mergePolicy == .inMemoryWins else { continue }
-            // The winner's attribute values; the saved object keeps its relationships, which batches cannot set.
+            // The values the winner was given; the saved object keeps its other attributes and its relationships,
+            // which batches cannot set.
             guard case .row(_, var row) = changes.inserted[winner].storage else { throw error }
-            for position in layout.recordAttributeCount..<row.count {
+            let kept = given.positions(of: changes.inserted[winner].objectID)
+            for position in row.indices where !(kept?.contains(position) ?? (position < layout.recordAttributeCount)) {
                 row[position] = existing[layout.recordKeys.names[position]]
             }
             let update = StoreRecord(objectID: saved, version: existing.version, keys: layout.recordKeys, row: row)
@@ -151,6 +154,24 @@ extension PersistentStoreCoordinator {
                              context: ErrorContext(entityName: entity.name))
         }
         return store
+    }
+}
+
+/// The attributes each object of a batch was given, by its new ID, for upserts: the others keep a saved object's
+/// values. Known for dictionaries of entities with uniqueness constraints; `nil` (every attribute) otherwise.
+struct UpsertSources {
+    private let index: [ManagedObjectID: Int]
+    private let givenPositions: [[Int]]?
+
+    init(ids: [ManagedObjectID], givenPositions: [[Int]]?) {
+        self.givenPositions = givenPositions
+        index = givenPositions == nil
+            ? [:] : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func positions(of id: ManagedObjectID) -> Set<Int>? {
+        guard let givenPositions, let position = index[id] else { return nil }
+        return Set(givenPositions[position])
     }
 }
 
@@ -184,6 +205,9 @@ struct BatchRecordBuilder {
     /// The slots of a handler's managed object that hold stored relationships, which batch inserts cannot set.
     private let relationshipSlots: [(slot: Int, relationship: RelationshipDescription)]
     private var rows: [[(any Sendable)?]] = []
+    /// The row positions each dictionary gave, when the entity has uniqueness constraints (an upsert then writes
+    /// only those over a saved object).
+    private var givenPositions: [[Int]]?
     private var failures: [ValidationError] = []
     private var storeFailure: StoreError? {
         didSet { isSaturated = true }
@@ -212,6 +236,9 @@ struct BatchRecordBuilder {
         }
         self.required = required
         self.ruled = ruled
+        var ancestor: EntityDescription? = entity
+        while let current = ancestor, current.uniquenessConstraints.isEmpty { ancestor = current.superentity }
+        givenPositions = ancestor == nil ? nil : []
         self.attributeSlots = layout.kinds.indices.compactMap { slot in
             guard case .attribute = layout.kinds[slot] else { return nil }
             return (slot, layout.template[slot])
@@ -245,6 +272,9 @@ struct BatchRecordBuilder {
         // Keys that are not stored attributes (position nil) and values of the wrong type, reported below.
         var problems: [(key: String, position: Int?)] = []
         var row = [(any Sendable)?](repeating: nil, count: width)
+        if givenPositions != nil {
+            givenPositions!.append(values.keys.compactMap { keys.position(of: $0) })
+        }
         row.withUnsafeMutableBufferPointer { row in
             for (position, value) in defaults { row[position] = value }
             for (key, value) in values {
@@ -275,6 +305,7 @@ struct BatchRecordBuilder {
         }
         let recordSlots = layout.recordSlots
         let attributeCount = types.count
+        if givenPositions != nil { givenPositions!.append(Array(0..<attributeCount)) }
         var row = [(any Sendable)?](repeating: nil, count: width)
         row.withUnsafeMutableBufferPointer { row in
             // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?`
@@ -327,11 +358,11 @@ struct BatchRecordBuilder {
         rows.append(failed ? [] : row)
     }
 
-    /// The rows, or the failures.
-    consuming func finish() throws -> [[(any Sendable)?]] {
+    /// The rows and the positions each was given (see `givenPositions`), or the failures.
+    consuming func finish() throws -> (rows: [[(any Sendable)?]], givenPositions: [[Int]]?) {
         if let storeFailure { throw storeFailure }
         if let error = ValidationError.combining(failures) { throw error }
-        return rows
+        return (rows, givenPositions)
     }
 
     private mutating func reject(key: String, at index: Int) {
