@@ -247,7 +247,10 @@ struct LoadGenerator: Sendable {
     /// The standard mix: sorted limit-50 fetches, a template, counts, Favorite inserts; with `getWeight`, also
     /// `get` of a Session the client fetched recently (whose store may have been detached since: `not_found`).
     static func standardMix(insertWeight: Int = 5, getWeight: Int = 0) -> [RequestKind] {
-        [
+        // A session is a favourite once (the model's uniqueness constraint): each run inserts favourites of session
+        // guids of its own, so that runs against one daemon do not collide.
+        let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        return [
             RequestKind(name: "fetch", weight: 70 - getWeight, role: getWeight > 0 ? .collectsURIs : .plain) {
                 _, n, _ in
                 #"{"id":\#(n),"op":"fetch","entity":"Session","sort":[{"key":"start"}],"limit":50}"#
@@ -259,7 +262,7 @@ struct LoadGenerator: Sendable {
                 #"{"id":\#(n),"op":"count","entity":"Session"}"#
             },
             RequestKind(name: "insert", weight: insertWeight, role: .recordsInsert) { client, n, _ in
-                #"{"id":\#(n),"op":"insert","entity":"Favorite","values":{"conferenceAcronym":"bench","sessionGUID":"load-\#(client)-\#(n)","createdAt":"2026-11-21T12:00:00Z","note":"load generator"}}"#
+                #"{"id":\#(n),"op":"insert","entity":"Favorite","values":{"conferenceAcronym":"bench","sessionGUID":"load-\#(run)-\#(client)-\#(n)","createdAt":"2026-11-21T12:00:00Z","note":"load generator"}}"#
             },
             RequestKind(name: "get", weight: getWeight) { _, n, uri in
                 // Before the client's first fetch there is nothing to get: a ping instead.
