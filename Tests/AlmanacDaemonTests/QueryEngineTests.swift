@@ -149,6 +149,7 @@ struct QueryEngineTests {
         _ = try fixture.request("insert", ["entity": "Favorite", "values": .object(values)])
         let error = fixture.error("insert", ["entity": "Favorite", "values": .object(values)])
         #expect(error?.code == .badRequest)
+        #expect(error?.message.contains("'Favorite' with conferenceAcronym = ssd26, sessionGUID = g") == true)
         let conflict = error?.details["conflicts"]?.arrayValue?.first
         #expect(conflict?["entity"] == "Favorite")
         #expect(conflict?["values"] == .array(["ssd26", "g"]))

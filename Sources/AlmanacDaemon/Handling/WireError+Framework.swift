@@ -50,7 +50,14 @@ extension WireError {
                              "keys": .array(conflict.constraint.map { .string($0) }),
                              "values": .array(conflict.values.map { .string($0) })])
                 }
-                return WireError(code: .badRequest, message: error.message, details: ["conflicts": .array(conflicts)])
+                // The framework's advice (merge policies) is not the client's to follow: say what collides.
+                let what = error.constraintConflicts.prefix(3).map { conflict in
+                    "'\(conflict.entityName)' with " + zip(conflict.constraint, conflict.values)
+                        .map { "\($0) = \($1)" }.joined(separator: ", ")
+                }.joined(separator: "; ")
+                return WireError(code: .badRequest,
+                                 message: "An object like this exists already (one per unique values): \(what).",
+                                 details: ["conflicts": .array(conflicts)])
             default: return WireError(code: .internal, message: error.message)
             }
         default:
