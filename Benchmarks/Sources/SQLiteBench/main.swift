@@ -199,7 +199,8 @@ rows.append(ResultRow(workload: "SQLite batch insert, managed object handler, vs
                       ours: objectBatchInsert.rate(items: Double(insertCount), unit: insertRate),
                       anchor: rawInsertBesideObjectBatch.rate(items: Double(insertCount), unit: insertRate),
                       target: .none,
-                      note: insertNote + "; setValue(_:forKey:) on the handler's object in the timed loop; its own anchor"))
+                      note: insertNote
+                        + "; setValue(_:forKey:) on the handler's object in the timed loop; its own anchor"))
 rows.append(ResultRow(workload: "SQLite insert+save through a context vs raw C API",
                       ours: contextInsert.rate(items: Double(insertCount), unit: insertRate),
                       anchor: rawInsertBesideContext.rate(items: Double(insertCount), unit: insertRate),
