@@ -54,7 +54,7 @@ extension PersistentStoreCoordinator {
                 builder.reset(object)
             }
         }
-        let (rows, givenPositions) = try builder.finish()
+        var (rows, givenPositions) = try builder.finish()
         guard !rows.isEmpty else {
             return BatchInsertResult(resultType: request.resultType, count: 0,
                                      objectIDs: request.resultType == .objectIDs ? [] : nil)
@@ -63,8 +63,10 @@ extension PersistentStoreCoordinator {
         var changes = StoreChanges()
         changes.inserted.reserveCapacity(rows.count)
         let keys = entity.layout.recordKeys
-        for (id, row) in zip(ids, rows) {
-            changes.inserted.append(StoreRecord(objectID: id, version: 1, keys: keys, row: row))
+        // Each row moves into its record (popped from the reversed list): no second reference to release later.
+        rows.reverse()
+        for id in ids {
+            changes.inserted.append(StoreRecord(objectID: id, version: 1, keys: keys, row: rows.removeLast()))
         }
         // Each object's ID in the result: its new one, or, once merged by a uniqueness conflict, the survivor's.
         var resultIDs = ids
@@ -260,6 +262,15 @@ struct BatchRecordBuilder {
 
     mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(count) }
 
+    /// A row of nils. `Array(repeating:count:)` copied the nil into each place through the existential's value
+    /// witness; writing it here, for the concrete type, is a store per place (a quarter of converting an object).
+    private static func emptyRow(_ width: Int) -> [(any Sendable)?] {
+        [(any Sendable)?](unsafeUninitializedCapacity: width) { buffer, count in
+            for index in 0..<width { (buffer.baseAddress! + index).initialize(to: nil) }
+            count = width
+        }
+    }
+
     /// Whether enough has failed that the batch will be refused whatever follows: more objects need not be read.
     /// Kept rather than computed: the loops ask before every object, and reading the optional error copied it.
     private(set) var isSaturated = false
@@ -271,7 +282,7 @@ struct BatchRecordBuilder {
         let (types, canonicalTypes, integerRanges) = (self.types, self.canonicalTypes, self.integerRanges)
         // Keys that are not stored attributes (position nil) and values of the wrong type, reported below.
         var problems: [(key: String, position: Int?)] = []
-        var row = [(any Sendable)?](repeating: nil, count: width)
+        var row = Self.emptyRow(width)
         if givenPositions != nil {
             givenPositions!.append(values.keys.compactMap { keys.position(of: $0) })
         }
@@ -306,7 +317,7 @@ struct BatchRecordBuilder {
         let recordSlots = layout.recordSlots
         let attributeCount = types.count
         if givenPositions != nil { givenPositions!.append(Array(0..<attributeCount)) }
-        var row = [(any Sendable)?](repeating: nil, count: width)
+        var row = Self.emptyRow(width)
         row.withUnsafeMutableBufferPointer { row in
             // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?`
             // and `(any Sendable)?` share one layout.
@@ -359,10 +370,15 @@ struct BatchRecordBuilder {
     }
 
     /// The rows and the positions each was given (see `givenPositions`), or the failures.
-    consuming func finish() throws -> (rows: [[(any Sendable)?]], givenPositions: [[Int]]?) {
+    ///
+    /// The builder lets go of the rows, so that the caller holds the only reference to them (the builder lives to
+    /// the end of the caller's scope: a copy left here cost a pass over every row when it went).
+    mutating func finish() throws -> (rows: [[(any Sendable)?]], givenPositions: [[Int]]?) {
         if let storeFailure { throw storeFailure }
         if let error = ValidationError.combining(failures) { throw error }
-        return (rows, givenPositions)
+        let taken = rows
+        rows = []
+        return (taken, givenPositions)
     }
 
     private mutating func reject(key: String, at index: Int) {
