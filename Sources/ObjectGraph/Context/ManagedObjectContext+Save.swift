@@ -360,17 +360,14 @@ extension ManagedObjectContext {
                 where relationship.isToMany == target.isToMany:
                 let related = duplicate.relatedObjects(relationship)
                 if related.isEmpty { continue }
+                let kept = survivor.relatedObjects(target)
+                duplicate.setValue(nil, forKey: relationship.name)
                 if relationship.isToMany {
-                    let kept = survivor.relatedObjects(target)
                     let known = Set(kept.map(ObjectIdentifier.init))
-                    duplicate.setValue(nil, forKey: relationship.name)
                     survivor.setValue(kept + related.filter { !known.contains(ObjectIdentifier($0)) },
                                       forKey: target.name)
-                } else if valuesWin || survivor.relatedObjects(target).isEmpty {
-                    duplicate.setValue(nil, forKey: relationship.name)
+                } else if valuesWin || kept.isEmpty {
                     survivor.setValue(related[0], forKey: target.name)
-                } else {
-                    duplicate.setValue(nil, forKey: relationship.name)
                 }
             default:
                 break

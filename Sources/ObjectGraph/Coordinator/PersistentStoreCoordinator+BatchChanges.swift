@@ -83,9 +83,7 @@ extension PersistentStoreCoordinator {
                              message: "Batch updates cannot set relationship '\(key)' of '\(entity.name)'; set it "
                                 + "through a context.", context: ErrorContext(entityName: entity.name, key: key))
         default:
-            let text = entity.layout.propertiesByName[key] == nil
-                ? "%@ is not a property of this entity" : "%@ is not stored, and batch updates set stored attributes only"
-            throw entity.validationError(.unknownKey, key: key, text: text, objectID: nil)
+            throw entity.notStoredAttributeError(key: key, refusedBy: "batch updates")
         }
     }
 
@@ -93,9 +91,7 @@ extension PersistentStoreCoordinator {
     private static func converted(_ value: Any, for attribute: AttributeDescription,
                                   of entity: EntityDescription) throws -> any Sendable {
         guard let converted = attribute.attributeType.coerce(value) else {
-            throw entity.validationError(.wrongType, key: attribute.name,
-                                         text: "%@ must be a value of type \(attribute.attributeType.rawValue)",
-                                         objectID: nil)
+            throw entity.wrongTypeError(key: attribute.name, type: attribute.attributeType, objectID: nil)
         }
         return converted
     }

@@ -70,7 +70,6 @@ extension PersistentStoreCoordinator {
         }
         // Each object's ID in the result: its new one, or, once merged by a uniqueness conflict, the survivor's.
         var resultIDs = ids
-        let given = UpsertSources(ids: ids, givenPositions: givenPositions)
         var attempts = 0
         while true {
             attempts += 1
@@ -80,7 +79,7 @@ extension PersistentStoreCoordinator {
             } catch let error as StoreError
                 where error.code == .constraintConflict && mergePolicy != .error && attempts < 3 {
                 try resolveConstraintConflicts(error, in: &changes, resultIDs: &resultIDs, entity: entity,
-                                               given: given, mergePolicy: mergePolicy)
+                                               ids: ids, givenPositions: givenPositions, mergePolicy: mergePolicy)
             }
         }
         if hasSaveObservers {
@@ -94,10 +93,15 @@ extension PersistentStoreCoordinator {
     /// Resolves a batch's uniqueness conflicts by the merge policy (see ``execute(_:mergePolicy:)``): objects that
     /// share a saved object's values update it (``MergePolicy/inMemoryWins``, the last one's values) or are dropped
     /// (``MergePolicy/storeWins``); objects of the batch that share values with each other are kept once (the last
-    /// or the first). Throws the error when a conflict cannot be resolved so.
+    /// or the first). An upsert writes the positions `givenPositions` lists for the object (by its place in `ids`);
+    /// without them, every attribute. Throws the error when a conflict cannot be resolved so.
     private func resolveConstraintConflicts(_ error: StoreError, in changes: inout StoreChanges,
                                             resultIDs: inout [ManagedObjectID], entity: EntityDescription,
-                                            given: UpsertSources, mergePolicy: MergePolicy) throws {
+                                            ids: [ManagedObjectID], givenPositions: [[Int]]?,
+                                            mergePolicy: MergePolicy) throws {
+        // Built here, on a conflict only: a batch without conflicts hashes no ID for it.
+        let inputPositions = givenPositions == nil
+            ? [:] : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let insertedPositions = Dictionary(changes.inserted.enumerated().map { ($1.objectID, $0) },
                                            uniquingKeysWith: { first, _ in first })
         let updatedPositions = Dictionary(changes.updated.enumerated().map { ($1.objectID, $0) },
@@ -126,7 +130,7 @@ extension PersistentStoreCoordinator {
             // The values the winner was given; the saved object keeps its other attributes and its relationships,
             // which batches cannot set.
             guard case .row(_, var row) = changes.inserted[winner].storage else { throw error }
-            let kept = given.positions(of: changes.inserted[winner].objectID)
+            let kept = inputPositions[changes.inserted[winner].objectID].map { Set(givenPositions![$0]) }
             for position in row.indices where !(kept?.contains(position) ?? (position < layout.recordAttributeCount)) {
                 row[position] = existing[layout.recordKeys.names[position]]
             }
@@ -156,24 +160,6 @@ extension PersistentStoreCoordinator {
                              context: ErrorContext(entityName: entity.name))
         }
         return store
-    }
-}
-
-/// The attributes each object of a batch was given, by its new ID, for upserts: the others keep a saved object's
-/// values. Known for dictionaries of entities with uniqueness constraints; `nil` (every attribute) otherwise.
-struct UpsertSources {
-    private let index: [ManagedObjectID: Int]
-    private let givenPositions: [[Int]]?
-
-    init(ids: [ManagedObjectID], givenPositions: [[Int]]?) {
-        self.givenPositions = givenPositions
-        index = givenPositions == nil
-            ? [:] : Dictionary(ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    func positions(of id: ManagedObjectID) -> Set<Int>? {
-        guard let givenPositions, let position = index[id] else { return nil }
-        return Set(givenPositions[position])
     }
 }
 
@@ -343,9 +329,7 @@ struct BatchRecordBuilder {
         var failed = !problems.isEmpty
         for (key, position) in problems {
             if let position {
-                fail(entity.validationError(.wrongType, key: key,
-                                            text: "%@ must be a value of type \(types[position].rawValue)",
-                                            objectID: nil), at: index)
+                fail(entity.wrongTypeError(key: key, type: types[position], objectID: nil), at: index)
             } else {
                 reject(key: key, at: index)
             }
@@ -388,10 +372,7 @@ struct BatchRecordBuilder {
                                         + "'\(entity.name)'; batch inserts cannot set relationships.",
                                       context: ErrorContext(entityName: entity.name, key: key))
         } else {
-            let text = layout.propertiesByName[key] == nil
-                ? "%@ is not a property of this entity"
-                : "%@ is not stored, and batch inserts set stored attributes only"
-            fail(entity.validationError(.unknownKey, key: key, text: text, objectID: nil), at: index)
+            fail(entity.notStoredAttributeError(key: key, refusedBy: "batch inserts"), at: index)
         }
     }
 

@@ -16,11 +16,10 @@ extension PersistentStoreCoordinator {
         for (store, storeChanges) in changes where !(storeChanges.inserted.isEmpty && storeChanges.updated.isEmpty) {
             // Saved objects the save deletes or rewrites no longer hold their saved values.
             let replaced = Set(storeChanges.updated.map(\.objectID) + storeChanges.deleted.map(\.objectID))
+            let written = storeChanges.inserted + storeChanges.updated
             for entity in constrained {
                 let family = Set(entity.selfAndDescendants.map(\.name))
-                let records = (storeChanges.inserted + storeChanges.updated).filter {
-                    family.contains($0.objectID.entityName)
-                }
+                let records = written.filter { family.contains($0.objectID.entityName) }
                 guard !records.isEmpty else { continue }
                 let held = family.filter { store.holds(entityNamed: $0) }
                 for constraint in entity.uniquenessConstraints where Self.isCheckable(constraint, in: entity) {

@@ -141,6 +141,19 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
                                context: ErrorContext(entityName: name, key: key, objectID: objectID))
     }
 
+    /// The error for a value that cannot be converted to its attribute's type.
+    func wrongTypeError(key: String, type: AttributeType, objectID: ManagedObjectID?) -> ValidationError {
+        validationError(.wrongType, key: key, text: "%@ must be a value of type \(type.rawValue)", objectID: objectID)
+    }
+
+    /// The error for a key, not a relationship's, that a request setting stored attributes only refuses: no property
+    /// of that name, or one that is not stored. `requests` names them ("batch inserts").
+    func notStoredAttributeError(key: String, refusedBy requests: String) -> ValidationError {
+        let text = layout.propertiesByName[key] == nil
+            ? "%@ is not a property of this entity" : "%@ is not stored, and \(requests) set stored attributes only"
+        return validationError(.unknownKey, key: key, text: text, objectID: nil)
+    }
+
     final class Layout {  // a class: frozen entities hand out one shared instance without copying its tables
         let properties: [PropertyDescription]
         let propertiesByName: [String: PropertyDescription]

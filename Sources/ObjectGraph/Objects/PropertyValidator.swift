@@ -38,7 +38,7 @@ struct PropertyValidator {
         // already: checking the value's type is then the whole validation (no conversions, no failed casts).
         if !attribute.hasRulesBeyondType, type.isCanonical(value) { return [] }
         guard let canonical = type.coerce(value) else {
-            return [error(.wrongType, attribute, "%@ must be a value of type \(type.rawValue)")]
+            return [entity.wrongTypeError(key: attribute.name, type: type, objectID: objectID)]
         }
         var errors: [ValidationError] = []
         if type.isNumeric, let number = AttributeType.double(from: canonical) {
