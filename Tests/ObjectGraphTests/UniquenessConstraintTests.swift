@@ -278,6 +278,22 @@ struct UniquenessConstraintTests {
         #expect(renamed?.name == "A. Lovelace" && renamed?.bio == "New bio" && renamed?.talks == ["Notes"])
     }
 
+    @Test func aBatchCannotUpsertIntoASavedObjectOfAnotherEntity() throws {
+        let setup = try Setup(.sqlite)
+        let writer = setup.context()
+        Self.speaker(writer, "Ada", email: "ada@example.org", entity: "Keynoter", bio: "Old bio")
+        try writer.save()
+        // A Speaker row cannot become a Keynoter's: the conflict stands, and nothing is written.
+        let request = BatchInsertRequest(entityName: "Speaker", objects: [
+            ["name": "Grace", "email": "grace@example.org"],
+            ["name": "Ada Lovelace", "email": "ada@example.org", "bio": "New bio"],
+        ])
+        let error = try #require(throws: StoreError.self) { try setup.context(.inMemoryWins).execute(request) }
+        #expect(error.code == .constraintConflict)
+        let speakers = try setup.speakers()
+        #expect(speakers.map(\.name) == ["Ada"] && speakers.first?.bio == "Old bio")
+    }
+
     @Test func batchInsertsLeaveSavedObjectsAloneWhenTheStoreWins() throws {
         let setup = try Setup(.sqlite)
         let writer = setup.context()
