@@ -130,42 +130,49 @@ func contextInsertSeconds() throws -> Double {
     }
 }
 
-/// A batch insert through a context (Core Data's NSBatchInsertRequest): the values are set in the timed loop, in
-/// the dictionary the handler is handed, as a caller filling the request from parsed input would.
+/// Times a batch insert of `insertCount` Items through a context (Core Data's NSBatchInsertRequest), into a fresh
+/// store. `request` makes the request around `next`, which gives the number of the next object, or nil after the
+/// last: its handler sets that object's values in the timed loop, as a caller filling the request from parsed input
+/// would.
 @MainActor
-func batchInsertSeconds() throws -> Double {
-    try withFreshStore("batch-insert") { coordinator, _ in
+func batchInsertSeconds(_ name: String, _ request: (_ next: @escaping () -> Int?) -> BatchInsertRequest) throws
+    -> Double
+{
+    try withFreshStore(name) { coordinator, _ in
         let context = ManagedObjectContext(coordinator: coordinator)
         return try Figure.seconds {
             var n = 0
-            let request = BatchInsertRequest(entityName: "Item") { values in
-                guard n < insertCount else { return true }
-                SQLiteWorkloadData.fillItemValues(n, into: &values)
-                n += 1
-                return false
-            }
-            let result = try context.execute(request)
+            let result = try context.execute(request {
+                guard n < insertCount else { return nil }
+                defer { n += 1 }
+                return n
+            })
             precondition(result.count == insertCount)
         }
     }
 }
 
-/// A batch insert whose handler sets each object's values on the managed object it is handed.
+/// The values set in the dictionary the handler is handed.
+@MainActor
+func batchInsertSeconds() throws -> Double {
+    try batchInsertSeconds("batch-insert") { next in
+        BatchInsertRequest(entityName: "Item") { values in
+            guard let n = next() else { return true }
+            SQLiteWorkloadData.fillItemValues(n, into: &values)
+            return false
+        }
+    }
+}
+
+/// The values set on the managed object the handler is handed.
 @MainActor
 func objectBatchInsertSeconds() throws -> Double {
-    try withFreshStore("object-batch-insert") { coordinator, _ in
-        let context = ManagedObjectContext(coordinator: coordinator)
-        return try Figure.seconds {
-            var n = 0
-            let request = BatchInsertRequest(entityName: "Item", managedObjectHandler: { object in
-                guard n < insertCount else { return true }
-                SQLiteWorkloadData.setItemValues(n, on: object)
-                n += 1
-                return false
-            })
-            let result = try context.execute(request)
-            precondition(result.count == insertCount)
-        }
+    try batchInsertSeconds("object-batch-insert") { next in
+        BatchInsertRequest(entityName: "Item", managedObjectHandler: { object in
+            guard let n = next() else { return true }
+            SQLiteWorkloadData.setItemValues(n, on: object)
+            return false
+        })
     }
 }
 
