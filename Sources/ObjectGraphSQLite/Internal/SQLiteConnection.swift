@@ -159,6 +159,12 @@ final class SQLiteConnection {
         }
     }
 
+    /// How many parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`: 32766 by default since SQLite
+    /// 3.32, 999 before).
+    var parameterLimit: Int {
+        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
+
     /// Returns the cached prepared statement for `sql` (one statement, `?` placeholders), reset and with its
     /// bindings cleared; prepares and caches it on first use.
     ///

@@ -37,7 +37,8 @@ struct SQLiteError: Error, CustomStringConvertible {
         var text = "SQLite error \(resultCode)"
         if extendedResultCode != resultCode { text += " (extended \(extendedResultCode))" }
         text += ": \(message)"
-        if let sql { text += " — while executing `\(sql)`" }
+        // Multi-row INSERTs repeat their placeholders dozens of times: the start says which statement it was.
+        if let sql { text += " — while executing `\(sql.count > 300 ? sql.prefix(300) + "…" : sql)`" }
         return text
     }
 }

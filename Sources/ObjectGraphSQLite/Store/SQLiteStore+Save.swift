@@ -137,38 +137,91 @@ extension SQLiteStore {
 
     private func writeRows(_ records: [StoreRecord], inserting: Bool) throws {
         let connection = try openConnection()
-        // Records come grouped by entity: the writer is looked up when the entity changes.
-        var current: (id: ManagedObjectID, writer: RowWriter, statement: SQLiteStatement)?
-        for index in records.indices {
-            let id = records[index].objectID
-            if !(current?.id.hasSameNames(as: id) ?? false) {
-                guard let mapping = schema.entities[id.entityName], schema.hasTable(mapping.table.name) else {
-                    throw StoreError(code: .entityNotInConfiguration,
-                                     message: "The SQLite store has no table for '\(id.entityName)'.",
-                                     context: ErrorContext(entityName: id.entityName, objectID: id, storeURL: url))
-                }
-                let writer = rowWriter(for: mapping)
-                current = (id, writer, try connection.prepare(inserting ? writer.insertSQL : writer.updateSQL))
+        for (entityName, indices) in Self.groupedByEntity(records) {
+            guard let mapping = schema.entities[entityName], schema.hasTable(mapping.table.name) else {
+                let id = records[indices[0]].objectID
+                throw StoreError(code: .entityNotInConfiguration,
+                                 message: "The SQLite store has no table for '\(entityName)'.",
+                                 context: ErrorContext(entityName: entityName, objectID: id, storeURL: url))
             }
-            guard let (_, writer, statement) = current else { continue }
+            let writer = rowWriter(for: mapping, connection: connection)
             if inserting {
-                try statement.bind(id.referenceKey, at: 1)
-                try statement.bind(writer.number, at: 2)
-                try statement.bind(records[index].version, at: 3)
-                _ = try writer.bindValues(of: records[index], to: statement, from: 4, schema: schema)
-            } else {
+                try insertRows(records, indices, writer: writer, connection: connection)
+                continue
+            }
+            let statement = try connection.prepare(writer.updateSQL)
+            for index in indices {
                 try statement.bind(records[index].version + 1, at: 1)
                 let next = try writer.bindValues(of: records[index], to: statement, from: 2, schema: schema)
-                try statement.bind(id.referenceKey, at: next)
+                try statement.bind(records[index].objectID.referenceKey, at: next)
+                try statement.run()
             }
+        }
+    }
+
+    /// The positions of the records of each entity, entities in the order they first appear. Rows name their keys,
+    /// so the order of writes does not matter, and gathering a save's objects of one entity (sessions, say, made
+    /// with their speakers and rooms in turn) lets them share multi-row `INSERT`s.
+    private static func groupedByEntity(_ records: [StoreRecord]) -> [(entityName: String, indices: [Int])] {
+        var groups: [(entityName: String, indices: [Int])] = []
+        var groupOfName: [String: Int] = [:]
+        var last: (id: ManagedObjectID, group: Int)?
+        for index in records.indices {
+            let id = records[index].objectID
+            let group: Int
+            if let last, last.id.hasSameNames(as: id) {
+                group = last.group
+            } else if let known = groupOfName[id.entityName] {
+                group = known
+            } else {
+                group = groups.count
+                // Most saves insert objects of one entity: the first group gets room for them all.
+                groups.append((id.entityName, []))
+                if group == 0 { groups[0].indices.reserveCapacity(records.count) }
+                groupOfName[id.entityName] = group
+            }
+            groups[group].indices.append(index)
+            last = (id, group)
+        }
+        return groups
+    }
+
+    /// Inserts the rows of one entity's records (at `indices`): whole statements of the writer's
+    /// ``RowWriter/rowsPerInsert`` rows first, then the rest one by one. They all run in the save's transaction, so a
+    /// failure writes none of them.
+    private func insertRows(_ records: [StoreRecord], _ indices: [Int], writer: RowWriter,
+                            connection: SQLiteConnection) throws {
+        func bind(_ record: StoreRecord, to statement: SQLiteStatement, from first: Int32) throws {
+            try statement.bind(record.objectID.referenceKey, at: first)
+            try statement.bind(writer.number, at: first + 1)
+            try statement.bind(record.version, at: first + 2)
+            _ = try writer.bindValues(of: record, to: statement, from: first + 3, schema: schema)
+        }
+        var done = 0
+        let perStatement = writer.rowsPerInsert
+        if perStatement > 1, indices.count >= perStatement {
+            let statement = try connection.prepare(writer.multiRowInsertSQL)
+            let stride = Int32(writer.parametersPerRow)
+            while indices.count - done >= perStatement {
+                for row in 0..<perStatement {
+                    try bind(records[indices[done + row]], to: statement, from: 1 + Int32(row) * stride)
+                }
+                try statement.run()
+                done += perStatement
+            }
+        }
+        guard done < indices.count else { return }
+        let statement = try connection.prepare(writer.insertSQL)
+        for index in indices[done...] {
+            try bind(records[index], to: statement, from: 1)
             try statement.run()
         }
     }
 
     /// The cached row writer of an entity.
-    private func rowWriter(for mapping: EntityMapping) -> RowWriter {
+    private func rowWriter(for mapping: EntityMapping, connection: SQLiteConnection) -> RowWriter {
         if let writer = rowWriters[mapping.number] { return writer }
-        let writer = RowWriter(mapping: mapping, schema: schema)
+        let writer = RowWriter(mapping: mapping, schema: schema, parameterLimit: connection.parameterLimit)
         rowWriters[mapping.number] = writer
         return writer
     }
