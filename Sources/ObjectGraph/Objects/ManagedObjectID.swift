@@ -236,21 +236,36 @@ enum IDNames {
 
     /// How many pairs the table holds at most; beyond that, IDs own their pairs.
     static let limit = 100_000
-    private static let table = Mutex<[Key: Pair]>([:])
+
+    /// The interned pairs, and the last one handed out: code making many IDs (a store reading rows, a caller
+    /// building records) asks for the same names over and over, and comparing two strings that share their storage
+    /// is cheaper than hashing both. Pairs are never removed, so the last one is always among the pairs.
+    private struct Table {
+        var pairs: [Key: Pair] = [:]
+        var last: Pair?
+
+        mutating func find(_ entityName: String, _ storeIdentifier: String?) -> Pair? {
+            if let last, last.entityName == entityName, last.storeIdentifier == storeIdentifier { return last }
+            guard let pair = pairs[Key(entityName: entityName, storeIdentifier: storeIdentifier)] else { return nil }
+            last = pair
+            return pair
+        }
+    }
+
+    private static let table = Mutex(Table())
 
     /// The shared pair of these names, if there is one.
     static func shared(entityName: String, storeIdentifier: String?) -> Unmanaged<Pair>? {
-        let key = Key(entityName: entityName, storeIdentifier: storeIdentifier)
-        return table.withLock { pairs in pairs[key].map { Unmanaged.passUnretained($0) } }
+        table.withLock { table in table.find(entityName, storeIdentifier).map { Unmanaged.passUnretained($0) } }
     }
 
     static func reference(entityName: String, storeIdentifier: String?, interning: Bool) -> Reference {
-        let key = Key(entityName: entityName, storeIdentifier: storeIdentifier)
-        return table.withLock { pairs in
-            if let pair = pairs[key] { return .shared(Unmanaged.passUnretained(pair)) }
+        table.withLock { table in
+            if let pair = table.find(entityName, storeIdentifier) { return .shared(Unmanaged.passUnretained(pair)) }
             let pair = Pair(entityName: entityName, storeIdentifier: storeIdentifier)
-            guard interning, pairs.count < limit else { return .owned(pair) }
-            pairs[key] = pair
+            guard interning, table.pairs.count < limit else { return .owned(pair) }
+            table.pairs[Key(entityName: entityName, storeIdentifier: storeIdentifier)] = pair
+            table.last = pair
             return .shared(Unmanaged.passUnretained(pair))
         }
     }
