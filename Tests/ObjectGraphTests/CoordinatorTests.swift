@@ -271,6 +271,32 @@ struct CoordinatorTests {
         #expect(events.last?.updated == [session])
     }
 
+    /// An object inserted and deleted again before the event is in neither of its lists; one inserted, deleted and
+    /// undeleted by undo is inserted.
+    @Test func objectsDidChangeLeavesOutObjectsNoLongerInserted() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        var events: [ObjectsDidChange] = []
+        context.addObserver { event in if case .objectsDidChange(let change) = event { events.append(change) } }
+        let kept = context.makeSession("kept")
+        let dropped = context.makeSession("dropped")
+        context.delete(dropped)
+        context.processPendingChanges()
+        #expect(events.count == 1)
+        #expect(events[0].inserted == [kept])
+        #expect(events[0].deleted.isEmpty)
+
+        let restored = context.makeSession("restored")
+        context.processPendingChanges()
+        context.delete(restored)
+        context.processPendingChanges()
+        context.undo()
+        context.processPendingChanges()
+        #expect(restored.isInserted)
+        #expect(events.map(\.inserted) == [[kept], [restored], [restored]])
+    }
+
     @Test func refreshDiscardsOrMergesChanges() throws {
         let fixture = Fixture()
         try fixture.addStore()

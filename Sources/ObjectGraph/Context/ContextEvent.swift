@@ -71,7 +71,10 @@ public enum MergePolicy: Sendable, Hashable {
 
 /// Changes collected for the next objects-did-change event.
 struct PendingNotification {
-    var inserted = ObjectList()
+    /// Objects inserted since the last event, in order, perhaps twice or since deleted or undone: the event takes
+    /// those still inserted. A plain list, since inserting an object must stay cheap and most contexts have no
+    /// observer to build events for.
+    var inserted: [ManagedObject] = []
     var updated = ObjectList()
     var deleted = ObjectList()
     var refreshed = ObjectList()
@@ -109,7 +112,8 @@ extension ManagedObjectContext {
             pending = PendingNotification()
             return
         }
-        let event = ObjectsDidChange(inserted: Set(pending.inserted.objects),
+        let stillInserted = pending.inserted.filter { $0.isInserted && $0.managedObjectContext === self }
+        let event = ObjectsDidChange(inserted: Set(stillInserted),
                                      updated: Set(pending.updated.objects.filter { !$0.isDeletedFlag }),
                                      deleted: Set(pending.deleted.objects), refreshed: Set(pending.refreshed.objects),
                                      invalidated: Set(pending.invalidated.objects))

@@ -24,7 +24,6 @@ extension ManagedObjectContext {
         let wasInserted = object.isInsertedFlag
         if wasInserted {
             inserted.remove(object)
-            pending.inserted.remove(object)
             deletedWhileInserted.add(object)
         } else {
             deleted.add(object)
@@ -55,6 +54,7 @@ extension ManagedObjectContext {
         pending.deleted.remove(object)
         if object.isInsertedFlag {
             inserted.add(object)
+            pending.inserted.append(object)
         }
     }
 }

@@ -85,10 +85,9 @@ extension ManagedObjectContext {
                 object.isInsertedFlag = true
                 registered[object.objectID] = object
                 inserted.add(object)
-                pending.inserted.add(object)
+                pending.inserted.append(object)
             } else {
                 forget(object)
-                pending.inserted.remove(object)
                 object.isInsertedFlag = false
                 object.managedObjectContext = nil
             }

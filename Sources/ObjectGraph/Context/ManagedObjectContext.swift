@@ -114,7 +114,7 @@ public final class ManagedObjectContext {
         object.isInsertedFlag = true
         registered[object.objectID] = object
         inserted.add(object)
-        pending.inserted.add(object)
+        pending.inserted.append(object)
         recordUndo(.insert(object))
         object.awakeFromInsert()
     }
