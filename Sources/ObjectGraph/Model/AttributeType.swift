@@ -107,6 +107,17 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// ``isCanonical(_:)`` for a value left in its slot (see ``SlotReader``), whose type metadata is `metadata`.
+    func isCanonical(inSlot slot: UnsafeRawPointer, metadata: UInt) -> Bool {
+        switch self {
+        case .integer16, .integer32:
+            guard metadata == SlotReader.intType, let range = integerRange else { return false }
+            return range.contains(slot.load(as: Int.self))
+        case .transformable, .undefined: return true
+        default: return canonicalTypeIdentifier.map { UInt(bitPattern: $0) == metadata } ?? false
+        }
+    }
+
     /// The type of the value in an existential, read from the existential itself (which `type(of:)` asks the
     /// runtime for): an existential passed here is opened, and `T` is the type of its value.
     @inline(__always)

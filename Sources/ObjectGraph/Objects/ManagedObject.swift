@@ -231,36 +231,59 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Validates every property through ``validateValue(_:forKey:)`` and collects all failures.
     func validateProperties() -> [ValidationError] {
-        var errors: [ValidationError] = []
+        if storage == .fault { fireFault() }
         let layout = entity.layout
+        let count = layout.properties.count
         // Subclasses may override validateValue(_:forKey:), so only plain objects take the short way for values
-        // that cannot fail: the canonical type of an attribute without other rules.
-        let isPlain = type(of: self) == ManagedObject.self
-        for (index, property) in layout.properties.enumerated() {
-            if isPlain, let isOptional = layout.typeOnlyOptionality[index], let type = layout.attributeTypes[index] {
-                if let value = slotValue(index) {
-                    if type.isCanonical(value) { continue }
-                } else if isOptional {
-                    continue
+        // that cannot fail: nil or the canonical type for an attribute without other rules. Those are told apart
+        // first, each value looked at in its slot: copying every value out only to look at its type was most of
+        // validating a new object.
+        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { settled in
+            settled.initialize(repeating: false)
+            let isPlain = type(of: self) == ManagedObject.self
+            if isPlain, SlotReader.isUsable, count > 0 {
+                slots.withUnsafeBufferPointer { buffer in
+                    let base = UnsafeRawPointer(buffer.baseAddress!)
+                    for index in 0..<count {
+                        guard let isOptional = layout.typeOnlyOptionality[index],
+                              let type = layout.attributeTypes[index] else { continue }
+                        let slot = SlotReader.slotPointer(base, index)
+                        if let metadata = SlotReader.type(at: slot) {
+                            settled[index] = type.isCanonical(inSlot: slot, metadata: metadata)
+                        } else {
+                            settled[index] = isOptional
+                        }
+                    }
                 }
             }
-            let plain: Any?
-            switch layout.kinds[index] {
-            case .other: continue  // fetched properties
-            case .toMany:
-                let value = slotValue(index)
-                plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
-            case .attribute, .toOne: plain = slotValue(index)
+            var errors: [ValidationError] = []
+            for index in 0..<count where !settled[index] {
+                if isPlain, let isOptional = layout.typeOnlyOptionality[index], let type = layout.attributeTypes[index] {
+                    if let value = slots[index] {
+                        if type.isCanonical(value) { continue }
+                    } else if isOptional {
+                        continue
+                    }
+                }
+                let plain: Any?
+                switch layout.kinds[index] {
+                case .other: continue  // fetched properties
+                case .toMany:
+                    let value = slots[index]
+                    plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
+                case .attribute, .toOne: plain = slots[index]
+                }
+                let name = layout.properties[index].name
+                do {
+                    try validateValue(plain, forKey: name)
+                } catch let error as ValidationError {
+                    errors += error.allErrors
+                } catch {
+                    errors.append(validationError(.custom, key: name, text: "\(error)"))
+                }
             }
-            do {
-                try validateValue(plain, forKey: property.name)
-            } catch let error as ValidationError {
-                errors += error.allErrors
-            } catch {
-                errors.append(validationError(.custom, key: property.name, text: "\(error)"))
-            }
+            return errors
         }
-        return errors
     }
 }
 

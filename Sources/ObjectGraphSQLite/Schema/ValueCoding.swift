@@ -71,29 +71,29 @@ enum ValueCoding {
         try statement.bind(try sqliteValue(value, kind: kind), at: index)
     }
 
-    /// Binds the value in a row slot (see ``RowSlotReader``) when it is nil or of the canonical type of one of the
+    /// Binds the value in a row slot (see ``SlotReader``) when it is nil or of the canonical type of one of the
     /// common kinds; returns false otherwise, and the caller binds the value the ordinary way.
     static func bind(slot: UnsafeRawPointer, kind: ColumnKind, to statement: SQLiteStatement,
                      at index: Int32) throws -> Bool {
-        guard let type = RowSlotReader.type(at: slot) else {
+        guard let type = SlotReader.type(at: slot) else {
             try statement.bindNull(at: index)
             return true
         }
         switch kind {
         case .integer:
-            guard type == RowSlotReader.intType else { return false }
+            guard type == SlotReader.intType else { return false }
             try statement.bind(slot.load(as: Int.self), at: index)
         case .boolean:
-            guard type == RowSlotReader.boolType else { return false }
+            guard type == SlotReader.boolType else { return false }
             try statement.bind(slot.load(as: Bool.self), at: index)
         case .real:
-            guard type == RowSlotReader.doubleType else { return false }
+            guard type == SlotReader.doubleType else { return false }
             try statement.bind(slot.load(as: Double.self), at: index)
         case .date:
-            guard type == RowSlotReader.dateType else { return false }
+            guard type == SlotReader.dateType else { return false }
             try statement.bind(slot.load(as: Date.self).timeIntervalSinceReferenceDate, at: index)
         case .string:
-            guard type == RowSlotReader.stringType else { return false }
+            guard type == SlotReader.stringType else { return false }
             try statement.bind(normalized(slot.load(as: String.self)), at: index)
         default:
             return false

@@ -122,10 +122,10 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     }
 
     /// Binds a record's row: each source's value by position. Attribute values of the common types are read in
-    /// place (see `RowSlotReader`); the others are copied out of the row.
+    /// place (see `SlotReader`); the others are copied out of the row.
     private func bindRow(_ row: [(any Sendable)?], positions: [Int], to statement: SQLiteStatement, from first: Int32,
                          schema: SQLiteSchema) throws {
-        let readsSlots = RowSlotReader.isUsable
+        let readsSlots = SlotReader.isUsable
         try row.withUnsafeBufferPointer { buffer in
             let base = UnsafeRawPointer(buffer.baseAddress)
             for index in bindings.indices {
@@ -136,7 +136,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
                     continue
                 }
                 if readsSlots, case .attribute(let kind) = bindings[index],
-                    try ValueCoding.bind(slot: RowSlotReader.slotPointer(base, position), kind: kind, to: statement,
+                    try ValueCoding.bind(slot: SlotReader.slotPointer(base, position), kind: kind, to: statement,
                                          at: parameter)
                 {
                     continue

@@ -57,7 +57,7 @@ struct RecordValuesTests {
 
     @Test func rowSlotsHaveTheLayoutTheRowWriterReadsInPlace() {
         // Otherwise the row writer copies every value out of its row: correct, but the fast way is not tested.
-        #expect(RowSlotReader.isUsable)
+        #expect(SlotReader.isUsable)
     }
 
     @Test(arguments: SavedLayout.allCases)

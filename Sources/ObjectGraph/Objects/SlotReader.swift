@@ -1,27 +1,29 @@
 import Foundation
 
-/// Reads the common canonical values (`Int`, `Double`, `Bool`, `Date`, `String`) straight out of a record row's
-/// slots, without copying each `(any Sendable)?` out of the row, opening it and destroying the copy: binding a saved
-/// row did that for every column of every row.
+/// Reads the common canonical values (`Int`, `Double`, `Bool`, `Date`, `String`) straight out of slots of values
+/// (a record row's `(any Sendable)?`, a managed object's `Any?`, which share one layout), without copying each value
+/// out, opening it and destroying the copy: binding a saved row did that for every column of every row, and
+/// validating a new object for every attribute.
 ///
 /// An optional existential is laid out as Swift's ABI describes (docs/ABI/TypeLayout.rst): a three-word inline
 /// buffer, then the value's type metadata, null for `nil`. Values of these types are small and bitwise-takable, so
 /// they sit in the buffer. `isUsable` checks all of that once, on sample values; when it fails, callers take the
 /// ordinary way, which gives the same results.
-enum RowSlotReader {
+package enum SlotReader {
     /// The slot size and the metadata word's offset in it.
     private static let slotSize = MemoryLayout<(any Sendable)?>.stride
     private static let metadataOffset = 3 * MemoryLayout<UnsafeRawPointer>.stride
 
-    static let intType = metadata(of: Int.self)
-    static let doubleType = metadata(of: Double.self)
-    static let boolType = metadata(of: Bool.self)
-    static let dateType = metadata(of: Date.self)
-    static let stringType = metadata(of: String.self)
+    package static let intType = metadata(of: Int.self)
+    package static let doubleType = metadata(of: Double.self)
+    package static let boolType = metadata(of: Bool.self)
+    package static let dateType = metadata(of: Date.self)
+    package static let stringType = metadata(of: String.self)
 
     /// Whether slots have the layout this reader expects, checked on sample values of every type it reads.
-    static let isUsable: Bool = {
-        guard MemoryLayout<(any Sendable)?>.size == 4 * MemoryLayout<UnsafeRawPointer>.stride else { return false }
+    package static let isUsable: Bool = {
+        guard MemoryLayout<(any Sendable)?>.size == 4 * MemoryLayout<UnsafeRawPointer>.stride,
+              MemoryLayout<Any?>.stride == slotSize else { return false }
         let date = Date(timeIntervalSinceReferenceDate: 1234.5)
         let long = "a string too long to be stored in the string's own bytes"
         let samples: [(any Sendable)?] = [-42, 2.5, true, date, "short", long, nil]
@@ -39,18 +41,19 @@ enum RowSlotReader {
 
     /// The slot at `index` of a row's buffer.
     @inline(__always)
-    static func slotPointer(_ base: UnsafeRawPointer, _ index: Int) -> UnsafeRawPointer {
+    package static func slotPointer(_ base: UnsafeRawPointer, _ index: Int) -> UnsafeRawPointer {
         base + index * slotSize
     }
 
     /// The address of the type metadata of the value in a slot; `nil` for an empty slot.
     @inline(__always)
-    static func type(at slot: UnsafeRawPointer) -> UInt? {
+    package static func type(at slot: UnsafeRawPointer) -> UInt? {
         let metadata = slot.load(fromByteOffset: metadataOffset, as: UInt.self)
         return metadata == 0 ? nil : metadata
     }
 
-    private static func metadata(of type: Any.Type) -> UInt {
+    /// The address of a type's metadata, as ``type(at:)`` gives it.
+    package static func metadata(of type: Any.Type) -> UInt {
         UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
     }
 }
