@@ -35,7 +35,27 @@ public final class ManagedObjectContext {
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int
     /// The entity and class of the last fault made: a fetch makes many of one entity in a row.
-    var lastFaultClass: (entity: EntityDescription, objectClass: ManagedObject.Type)?
+    var lastFaultClass: EntityClass?
+    /// The entity and class of the last object inserted by entity name: imports insert many of one entity in a row.
+    var lastInsertedClass: EntityClass?
+
+    /// An entity and the class of its objects, as ``ManagedObjectClassRegistry`` gave it at a ``generation``.
+    struct EntityClass {
+        let entity: EntityDescription
+        let objectClass: ManagedObject.Type
+        let generation: Int
+
+        init(_ entity: EntityDescription) {
+            self.generation = ManagedObjectClassRegistry.generation
+            self.entity = entity
+            self.objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
+        }
+
+        /// Whether this is the entity named `name` and no class was registered since.
+        func holds(forEntityNamed name: String) -> Bool {
+            entity.name == name && generation == ManagedObjectClassRegistry.generation
+        }
+    }
 
     /// What the context's objects hold to reach it: a weak reference from each object would give the context a
     /// side table, and every retain of the context (several per object made) would take the runtime's slow path.
@@ -92,11 +112,15 @@ public final class ManagedObjectContext {
     /// - Precondition: the model has the entity and it is not abstract.
     @discardableResult
     public func insertNewObject(forEntityName entityName: String) -> ManagedObject {
+        if let last = lastInsertedClass, last.holds(forEntityNamed: entityName) {
+            return last.objectClass.init(entity: last.entity, insertInto: self)
+        }
         guard let entity = managedObjectModel.entitiesByName[entityName] else {
             preconditionFailure("the model has no entity named '\(entityName)'")
         }
-        let objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
-        return objectClass.init(entity: entity, insertInto: self)
+        let found = EntityClass(entity)
+        lastInsertedClass = found
+        return found.objectClass.init(entity: entity, insertInto: self)
     }
 
     /// Inserts an object that was created without a context.
@@ -128,18 +152,17 @@ public final class ManagedObjectContext {
 
     /// A new fault for an object ID (not yet registered).
     private func makeFault(for objectID: ManagedObjectID) -> ManagedObject {
-        let entity: EntityDescription
-        let objectClass: ManagedObject.Type
-        if let last = lastFaultClass, last.entity.name == objectID.entityName {
-            (entity, objectClass) = last
+        let found: EntityClass
+        if let last = lastFaultClass, last.holds(forEntityNamed: objectID.entityName) {
+            found = last
         } else {
             guard let named = managedObjectModel.entitiesByName[objectID.entityName] else {
                 preconditionFailure("the model has no entity named '\(objectID.entityName)'")
             }
-            entity = named
-            objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
-            lastFaultClass = (entity, objectClass)
+            found = EntityClass(named)
+            lastFaultClass = found
         }
+        let (entity, objectClass) = (found.entity, found.objectClass)
         if objectClass == ManagedObject.self { return ManagedObject(faultOf: entity, objectID: objectID, in: self) }
         let object = objectClass.init(entity: entity, insertInto: nil)
         object.objectID = objectID

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The `ManagedObject` subclasses known by class name, so that an entity's ``EntityDescription/managedObjectClassName``
 /// selects the class its instances get.
@@ -8,11 +9,16 @@ import Foundation
 /// ```
 public enum ManagedObjectClassRegistry {
     private static let registry = Registry()
+    private static let registrations = Atomic<Int>(0)
 
     /// Registers a subclass under a class name (usually the entity's `representedClassName`).
     public static func register(_ objectClass: ManagedObject.Type, forClassName name: String) {
         registry.set(objectClass, for: name)
+        registrations.add(1, ordering: .releasing)
     }
+
+    /// How many registrations there have been: a class looked up for an entity holds while this is unchanged.
+    static var generation: Int { registrations.load(ordering: .acquiring) }
 
     /// The class registered under a name, or `ManagedObject` itself.
     public static func objectClass(forClassName name: String) -> ManagedObject.Type {
