@@ -297,6 +297,28 @@ struct CoordinatorTests {
         #expect(events.map(\.inserted) == [[kept], [restored], [restored]])
     }
 
+    /// A new object's values are recorded for undo like a saved one's, except while registration is off.
+    @Test func valuesOfNewObjectsAreUndoneUnlessRegistrationIsOff() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("s", title: "Original")
+        context.processPendingChanges()
+        session.setValue("Changed", forKey: "title")
+        context.processPendingChanges()
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "Original")
+        #expect(session.isInserted)
+
+        context.isUndoRegistrationEnabled = false
+        session.setValue("Unrecorded", forKey: "title")
+        context.isUndoRegistrationEnabled = true
+        session.setValue("Recorded", forKey: "title")
+        context.processPendingChanges()
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "Unrecorded")
+    }
+
     @Test func refreshDiscardsOrMergesChanges() throws {
         let fixture = Fixture()
         try fixture.addStore()

@@ -13,7 +13,9 @@ public final class ManagedObjectContext {
     /// What a save does when objects changed in the store since the context read them.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for ``undo()``. Turn it off for bulk imports.
-    public var isUndoRegistrationEnabled = true
+    public var isUndoRegistrationEnabled = true {
+        didSet { link.recordsUndo = isRecordingUndo }
+    }
     /// How many undo groups are kept (0: no limit).
     public var undoLevels = 0
 
@@ -30,7 +32,9 @@ public final class ManagedObjectContext {
     var undoStack: [[UndoOperation]] = []
     var redoStack: [[UndoOperation]] = []
     var openGroup: [UndoOperation] = []
-    var isApplyingUndo = false
+    var isApplyingUndo = false {
+        didSet { link.recordsUndo = isRecordingUndo }
+    }
     var pending = PendingNotification()
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int
@@ -63,6 +67,9 @@ public final class ManagedObjectContext {
     /// reference.
     final class Link {
         unowned(unsafe) var context: ManagedObjectContext?
+        /// The context's ``isRecordingUndo``, kept here so that setting a new object's value need not reach the
+        /// context at all when nothing is recorded (an import).
+        var recordsUndo = true
     }
 
     let link = Link()

@@ -300,6 +300,12 @@ extension ManagedObject {
 
     func setValueTracked(_ value: consuming Any?, slot index: Int) {
         if storage == .fault { fireFault() }
+        // A new object's value, with no undo to record: no snapshot, no change to note, nothing for the context.
+        if isInsertedFlag, !(contextLink?.recordsUndo ?? false) {
+            slots[index] = consume value
+            if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
+            return
+        }
         captureSnapshot()
         let context = managedObjectContext
         if let context, context.isRecordingUndo {

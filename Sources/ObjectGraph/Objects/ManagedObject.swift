@@ -29,7 +29,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
     /// How the object reaches its context (see ``ManagedObjectContext/Link``).
     @exclusivity(unchecked)
-    private var contextLink: ManagedObjectContext.Link?
+    var contextLink: ManagedObjectContext.Link?
 
     /// The current values, one slot per property of the entity (see `EntityDescription.Layout`).
     /// To-one relationships hold `ManagedObject?`, to-many hold `ToManyStorage`.
