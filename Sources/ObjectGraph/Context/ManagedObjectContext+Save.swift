@@ -120,7 +120,8 @@ extension ManagedObjectContext {
 
     private func makeSavePlan() throws -> SavePlan {
         let coordinator = persistentStoreCoordinator
-        let newObjects = inserted.objects.filter { !$0.isDeletedFlag }
+        var newObjects = inserted.objects
+        if newObjects.contains(where: \.isDeletedFlag) { newObjects.removeAll(where: \.isDeletedFlag) }
 
         // Route each new object to its store. Objects of one entity without an assigned store all go where the
         // first one went, so routing runs once per entity, not once per object.
@@ -280,8 +281,10 @@ extension ManagedObjectContext {
     // MARK: Finishing
 
     private func finishSave(_ plan: SavePlan) {
+        // Unregistered first, registered again after: in one loop the registry would switch between the tables of
+        // temporary and permanent IDs at every object.
+        for object in plan.insertedObjects { registered[object.objectID] = nil }
         for (object, newID) in zip(plan.insertedObjects, plan.insertedIDs) {
-            registered[object.objectID] = nil
             object.objectID = newID
             registered[newID] = object
             object.isInsertedFlag = false
