@@ -84,6 +84,50 @@ func rawInsertSeconds() -> Double {
     }
 }
 
+/// The raw loop writing 32 rows per INSERT statement, as the store does (see `RowWriter.rowsPerInsert`): the
+/// anchor for how much the store itself costs over the SQL it runs. The issue's anchor stays the one-row loop.
+@MainActor
+func rawMultiRowInsertSeconds() -> Double {
+    let url = freshURL("raw-multi-insert")
+    defer { SQLiteWorkloadData.removeDatabase(url) }
+    let db = openRaw(url.path)
+    defer { sqlite3_close_v2(db) }
+    exec(db, "CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZI1 INTEGER, ZI2 INTEGER, "
+        + "ZD1 FLOAT, ZD2 FLOAT, ZS1 VARCHAR, ZS2 VARCHAR, ZDATE TIMESTAMP, ZFLAG INTEGER)")
+    let rowsPerStatement = 32
+    let values = Array(repeating: "(?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)", count: rowsPerStatement).joined(separator: ", ")
+    return Figure.seconds {
+        exec(db, "BEGIN IMMEDIATE")
+        var statement: OpaquePointer?
+        var single: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO ZITEM VALUES " + values, -1, &statement, nil)
+        sqlite3_prepare_v2(db, "INSERT INTO ZITEM VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &single, nil)
+        var n = 0
+        while n < insertCount {
+            let rows = insertCount - n >= rowsPerStatement ? rowsPerStatement : 1
+            let target = rows == 1 ? single : statement
+            for row in 0..<rows {
+                let (m, first) = (n + row, Int32(row * 9))
+                sqlite3_bind_int64(target, first + 1, Int64(m + 1))
+                sqlite3_bind_int64(target, first + 2, Int64(m))
+                sqlite3_bind_int64(target, first + 3, Int64(m % 1000))
+                sqlite3_bind_double(target, first + 4, Double(m) * 0.5)
+                sqlite3_bind_double(target, first + 5, Double(m) / 3)
+                bindText(target, first + 6, "name \(m)")
+                bindText(target, first + 7, "city \(m % 97)")
+                sqlite3_bind_double(target, first + 8, Double(m))
+                sqlite3_bind_int64(target, first + 9, m % 2 == 0 ? 1 : 0)
+            }
+            sqlite3_step(target)
+            sqlite3_reset(target)
+            n += rows
+        }
+        sqlite3_finalize(statement)
+        sqlite3_finalize(single)
+        exec(db, "COMMIT")
+    }
+}
+
 /// Runs `body` with a coordinator holding one new SQLite store of the workload model, removed afterwards.
 @MainActor
 func withFreshStore<T>(_ name: String, _ body: (PersistentStoreCoordinator, PersistentStore) throws -> T) throws -> T {
@@ -181,6 +225,8 @@ let insertNote = "\(insertCount / 1000)k objects of 8 attributes, one transactio
 let (storeInsert, rawInsert) = try Figure.samplingPair(runs, unit: "s", ours: storeInsertSeconds,
                                                        anchor: rawInsertSeconds)
 let storeInsertWithBuilding = Figure(samples: insertTimes.dropFirst().map { $0.build + $0.save }, unit: "s")
+let (storeInsertBesideMultiRow, rawMultiRowInsert) = try Figure.samplingPair(runs, unit: "s", ours: storeInsertSeconds,
+                                                                             anchor: rawMultiRowInsertSeconds)
 // Paired with a raw insert of its own, so that its ratio compares runs made in the same minutes.
 let (contextInsert, rawInsertBesideContext) = try Figure.samplingPair(longRuns, unit: "s", ours: contextInsertSeconds,
                                                                       anchor: rawInsertSeconds)
@@ -193,6 +239,10 @@ rows.append(ResultRow(workload: "SQLite insert: store prepareSave+commit vs raw 
                       ours: storeInsert.rate(items: Double(insertCount), unit: insertRate),
                       anchor: rawInsert.rate(items: Double(insertCount), unit: insertRate), target: .ratioAtLeast(0.5),
                       note: insertNote + "; the records are built before the timed save"))
+rows.append(ResultRow(workload: "SQLite insert: store prepareSave+commit vs raw C API writing 32 rows per INSERT",
+                      ours: storeInsertBesideMultiRow.rate(items: Double(insertCount), unit: insertRate),
+                      anchor: rawMultiRowInsert.rate(items: Double(insertCount), unit: insertRate), target: .none,
+                      note: insertNote + "; the store's own SQL done raw: what the store costs over it; its own anchor"))
 rows.append(ResultRow(workload: "SQLite insert, building the StoreRecords too: store vs raw C API",
                       ours: storeInsertWithBuilding.rate(items: Double(insertCount), unit: insertRate),
                       anchor: rawInsert.rate(items: Double(insertCount), unit: insertRate), target: .ratioAtLeast(0.5),
@@ -358,8 +408,10 @@ print(line("batch insert, managed object handler", objectBatchInsert.median, ins
 print(String(format: "  object batch/raw insert rate: %.2fx",
              rawInsertBesideObjectBatch.median / objectBatchInsert.median))
 print(line("context insert+save", contextInsert.median, insertCount))
-print(String(format: "  store/raw insert rate: %.2fx (%.2fx with record building)   context/raw: %.2fx",
+print(String(format: "  store/raw insert rate: %.2fx (%.2fx with record building; %.2fx against 32-row raw INSERTs)"
+                + "   context/raw: %.2fx",
              rawInsert.median / storeInsert.median, rawInsert.median / storeInsertWithBuilding.median,
+             rawMultiRowInsert.median / storeInsertBesideMultiRow.median,
              rawInsertBesideContext.median / contextInsert.median))
 print(line("raw step-and-read (10 attributes)", rawFetch.median, fetchCount))
 print(line("store fetch with values", storeFetch.median, fetchCount))
