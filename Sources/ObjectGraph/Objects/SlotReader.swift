@@ -10,15 +10,18 @@ import Foundation
 /// they sit in the buffer. `isUsable` checks all of that once, on sample values; when it fails, callers take the
 /// ordinary way, which gives the same results.
 package enum SlotReader {
-    /// The slot size and the metadata word's offset in it.
-    private static let slotSize = MemoryLayout<(any Sendable)?>.stride
-    private static let metadataOffset = 3 * MemoryLayout<UnsafeRawPointer>.stride
+    // Inlinable, and the types' addresses computed where they are used: the SQLite store reads slots in its binding
+    // loop, from another module, and a call (and a once-check for each stored constant) per value showed up there.
 
-    package static let intType = metadata(of: Int.self)
-    package static let doubleType = metadata(of: Double.self)
-    package static let boolType = metadata(of: Bool.self)
-    package static let dateType = metadata(of: Date.self)
-    package static let stringType = metadata(of: String.self)
+    /// The slot size and the metadata word's offset in it.
+    @usableFromInline static var slotSize: Int { MemoryLayout<(any Sendable)?>.stride }
+    @usableFromInline static var metadataOffset: Int { 3 * MemoryLayout<UnsafeRawPointer>.stride }
+
+    @inlinable package static var intType: UInt { metadata(of: Int.self) }
+    @inlinable package static var doubleType: UInt { metadata(of: Double.self) }
+    @inlinable package static var boolType: UInt { metadata(of: Bool.self) }
+    @inlinable package static var dateType: UInt { metadata(of: Date.self) }
+    @inlinable package static var stringType: UInt { metadata(of: String.self) }
 
     /// Whether slots have the layout this reader expects, checked on sample values of every type it reads.
     package static let isUsable: Bool = {
@@ -40,19 +43,20 @@ package enum SlotReader {
     }()
 
     /// The slot at `index` of a row's buffer.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func slotPointer(_ base: UnsafeRawPointer, _ index: Int) -> UnsafeRawPointer {
         base + index * slotSize
     }
 
     /// The address of the type metadata of the value in a slot; `nil` for an empty slot.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func type(at slot: UnsafeRawPointer) -> UInt? {
         let metadata = slot.load(fromByteOffset: metadataOffset, as: UInt.self)
         return metadata == 0 ? nil : metadata
     }
 
     /// The address of a type's metadata, as ``type(at:)`` gives it.
+    @inlinable
     package static func metadata(of type: Any.Type) -> UInt {
         UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
     }
