@@ -6,6 +6,26 @@ import Testing
 /// Behaviour every store type must share, run against each kind in `StoreKind.all`.
 @Suite("Store conformance")
 struct StoreConformanceTests {
+    /// A save of an entity whose properties are all stored attributes (`Note`) hands the store the object's values
+    /// without copying them; changing the object afterwards must not change what the store holds.
+    @Test(arguments: StoreKind.all)
+    func changingASavedObjectLeavesTheSavedValuesAlone(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let note = context.insertNewObject(forEntityName: "Note")
+        note.setValue("saved", forKey: "text")
+        try context.save()
+        note.setValue("unsaved", forKey: "text")
+        let reader = fixture.context()
+        #expect(try reader.all("Note").map { $0.value(forKey: "text") as? String } == ["saved"])
+        context.rollback()
+        #expect(note.value(forKey: "text") as? String == "saved")
+        note.setValue("saved again", forKey: "text")
+        try context.save()
+        #expect(try fixture.context().all("Note").map { $0.value(forKey: "text") as? String } == ["saved again"])
+    }
+
     @Test(arguments: StoreKind.all)
     func insertSaveAndFetchInAnotherContext(kind: StoreKind) throws {
         let fixture = Fixture(kind)

@@ -167,6 +167,11 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         let template: [Any?]
         /// The slots of to-many relationships (each new object gets storage of its own there).
         let toManySlots: [Int]
+        /// The slots whose template holds a default value (the others start nil, or with to-many storage).
+        let defaultSlots: [Int]
+        /// Whether every property is a stored attribute, in slot order: an object's slots are then its record's row
+        /// as they are, and a save hands them over instead of copying each value.
+        let recordsAreSlots: Bool
         /// Whether the entity has relationships of either kind.
         let hasRelationships: Bool
         /// For each attribute whose only rules are its type and optionality, whether it is optional: validating a
@@ -219,7 +224,8 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
                 default: .other
                 }
             }
-            template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
+            let template = properties.map { ($0 as? AttributeDescription)?.defaultValue }
+            self.template = template
             self.kinds = kinds
             temporaryID = ManagedObjectID.makeTemporary(entityName: entity.name)
             let names = properties.map(\.name)
@@ -243,6 +249,8 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
                 return attribute.isOptional
             }
             toManySlots = kinds.indices.filter { if case .toMany = kinds[$0] { true } else { false } }
+            defaultSlots = template.indices.filter { template[$0] != nil }
+            recordsAreSlots = recordSlots == Array(properties.indices) && storedAttributes.count == properties.count
             hasRelationships = !relationships.isEmpty
             self.propertiesByName = byName
             self.attributesByName = attributes

@@ -104,8 +104,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     /// A new object's slots: attribute defaults, empty to-many storage of its own.
+    ///
+    /// Made here, not copied from the template on the first value set: nils are written for the concrete type, and
+    /// only defaults are copied (the template's copy-on-write copied every slot through the existential's value
+    /// witness).
     private static func initialSlots(of layout: EntityDescription.Layout) -> [Any?] {
-        var slots = layout.template
+        let template = layout.template
+        var slots = [Any?](unsafeUninitializedCapacity: template.count) { buffer, count in
+            for index in 0..<template.count { (buffer.baseAddress! + index).initialize(to: nil) }
+            count = template.count
+        }
+        for index in layout.defaultSlots { slots[index] = template[index] }
         for index in layout.toManySlots { slots[index] = ToManyStorage() }
         return slots
     }
