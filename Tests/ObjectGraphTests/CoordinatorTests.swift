@@ -319,6 +319,27 @@ struct CoordinatorTests {
         #expect(session.value(forKey: "title") as? String == "Unrecorded")
     }
 
+    /// Deleting most new objects before a save (the list of inserted objects compacts itself along the way) leaves
+    /// the others inserted, in order, and only they are saved.
+    @Test func newObjectsDeletedBeforeTheSaveLeaveTheRestInOrder() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        let sessions = (0..<100).map { context.makeSession(String(format: "s%03d", $0)) }
+        for (index, session) in sessions.enumerated() where index % 10 < 7 { context.delete(session) }
+        let kept = sessions.enumerated().filter { $0.offset % 10 >= 7 }.map(\.element)
+        #expect(context.insertedObjects == Set(kept))
+        context.processPendingChanges()
+        context.delete(kept[0])
+        context.processPendingChanges()
+        context.undo()
+        #expect(kept.allSatisfy { $0.isInserted })
+        try context.save()
+        #expect(context.insertedObjects.isEmpty)
+        let saved = try fixture.context().all("Session", sortedBy: "guid").map { $0.value(forKey: "guid") as? String }
+        #expect(saved == kept.map { $0.value(forKey: "guid") as? String })
+    }
+
     @Test func refreshDiscardsOrMergesChanges() throws {
         let fixture = Fixture()
         try fixture.addStore()

@@ -46,6 +46,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var isInsertedFlag = false
     @exclusivity(unchecked)
     var isDeletedFlag = false
+    /// The object's position in its context's list of inserted objects (see `InsertedObjectList`); -1 for none.
+    @exclusivity(unchecked)
+    var insertedPosition = -1
     @exclusivity(unchecked)
     var fetchedPropertyCache: [String: [ManagedObject]] = [:]
     /// The batch of a fetch with a batch size this fault belongs to; firing the fault fills the whole batch.
