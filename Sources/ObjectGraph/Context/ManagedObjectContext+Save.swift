@@ -318,7 +318,9 @@ extension ManagedObjectContext {
         assignedStores.removeAll()
         removeAllUndoActions()
         pending = PendingNotification()
-        for object in plan.insertedObjects + plan.updatedObjects + plan.deletedObjects { object.didSave() }
+        for objects in [plan.insertedObjects, plan.updatedObjects, plan.deletedObjects] {
+            for object in objects { object.didSave() }
+        }
         // The event's sets of IDs are built only when someone listens: hashing every ID of a large save was a
         // tenth of finishing it.
         let coordinator = persistentStoreCoordinator

@@ -20,13 +20,20 @@ public final class ManagedObjectContext {
     public var undoLevels = 0
 
     let registered = ObjectRegistry()
+    // The lists below change for every object inserted, changed or deleted. As with `ManagedObject`'s state, the
+    // runtime's exclusivity checks on them are turned off: the context is confined to one isolation domain, and
+    // their mutations (the lists' own methods) call nothing outside the list, so no accesses overlap.
+    @exclusivity(unchecked)
     var inserted = InsertedObjectList()
+    @exclusivity(unchecked)
     var deleted = ObjectList()
+    @exclusivity(unchecked)
     var changed = ObjectList()
     /// Objects deleted while inserted (they leave the context at the next save or rollback unless the deletion is
     /// undone), so that neither has to look through every registered object for them. An undone deletion leaves its
     /// object listed (the save and rollback check the flags), so a redone one needs no new entry: only the save,
     /// rollback and reset empty the list, and they empty the undo and redo stacks too.
+    @exclusivity(unchecked)
     var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
     var undoStack: [[UndoOperation]] = []
@@ -35,6 +42,7 @@ public final class ManagedObjectContext {
     var isApplyingUndo = false {
         didSet { link.recordsUndo = isRecordingUndo }
     }
+    @exclusivity(unchecked)
     var pending = PendingNotification()
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int

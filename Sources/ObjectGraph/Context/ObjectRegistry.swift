@@ -29,14 +29,24 @@ final class ObjectRegistry {
         }
     }
 
+    // Every object a context makes or saves goes through here, several accesses each, and the runtime's
+    // exclusivity checks on a class's properties cost a thread-local lookup per access. The registry is private to
+    // its context's isolation domain and none of its accesses calls out while it lasts (`make` runs between them),
+    // so none overlap: the checks are turned off.
+    @exclusivity(unchecked)
     private var tables: [Table] = []
+    @exclusivity(unchecked)
     private var tableIndex: [UnsafeMutableRawPointer: Int] = [:]
+    @exclusivity(unchecked)
     private var lastTable = -1
+    @exclusivity(unchecked)
     private var others: [ManagedObjectID: ManagedObject] = [:]
     /// How many objects are registered.
+    @exclusivity(unchecked)
     private(set) var count = 0
     /// The room a caller announced (``reserveCapacity(_:)``): tables may grow to twice what is registered and
     /// announced, so a sparse key costs at most a few pointers per registered object.
+    @exclusivity(unchecked)
     private var announced = 0
 
     /// The table for an ID's store and entity, if one exists (or `create`: made now).
