@@ -35,9 +35,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     var targetCache: [[String]: [(Int, PersistentStore, Set<String>)]] = [:]
     private var strictRouting = false
     private var saveObservers: [UUID: @Sendable (ContextDidSave) -> Void] = [:]
-    private var generation = 0
-    /// Incremented whenever a store is removed or replaced, so contexts can invalidate that store's objects.
-    var storeGeneration: Int { withState { generation } }
+    private let storeChanges = Atomic<Int>(0)
+    /// Incremented whenever a store is removed or replaced, so contexts can invalidate that store's objects. An
+    /// atomic rather than state under the lock: a context reads it for every object it inserts.
+    var storeGeneration: Int { storeChanges.load(ordering: .acquiring) }
     private let contentChanges = Atomic<UInt64>(0)
     /// Changes whenever a save through the coordinator commits or a store is removed or replaced: values
     /// read before are then not trusted to be current (faults made with their values read them again).
@@ -176,7 +177,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
                                      context: ErrorContext(storeURL: store.url))
                 }
                 stores.remove(at: index)
-                generation += 1
+                storeChanges.add(1, ordering: .releasing)
                 noteContentChanged()
             }
         }
@@ -194,7 +195,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
                                      context: ErrorContext(storeURL: old.url))
                 }
                 stores[index] = new
-                generation += 1
+                storeChanges.add(1, ordering: .releasing)
                 noteContentChanged()
             }
         }
