@@ -123,70 +123,74 @@ extension ManagedObjectContext {
         var newObjects = inserted.objects
         if newObjects.contains(where: \.isDeletedFlag) { newObjects.removeAll(where: \.isDeletedFlag) }
 
-        // Route each new object to its store. Objects of one entity without an assigned store all go where the
-        // first one went, so routing runs once per entity, not once per object.
-        var targets: [PersistentStore] = []
-        targets.reserveCapacity(newObjects.count)
-        var routed: [ObjectIdentifier: PersistentStore] = [:]
-        var lastRouted: (entity: EntityDescription, store: PersistentStore)?
-        for object in newObjects {
+        // Route each new object to its store, kept as a position in a short list of the stores used: objects go
+        // by position from here on, so that going through them retains neither them nor their stores. Objects of
+        // one entity without an assigned store all go where the first one went, so routing runs once per entity.
+        var stores: [PersistentStore] = []
+        func position(of store: PersistentStore) -> Int {
+            if let known = stores.firstIndex(where: { $0 === store }) { return known }
+            stores.append(store)
+            return stores.count - 1
+        }
+        var targets = [Int](repeating: 0, count: newObjects.count)
+        var routed: [ObjectIdentifier: Int] = [:]
+        var lastRouted: (entity: ObjectIdentifier, store: Int)?
+        for index in newObjects.indices {
+            let object = newObjects[index]
             if !object.objectID.isTemporaryID {
                 guard let store = coordinator.persistentStore(of: object.objectID) else {
                     throw StoreError(code: .storeNotFound, message: "The store this object was assigned to was removed.",
                                      context: ErrorContext(entityName: object.entity.name, objectID: object.objectID))
                 }
-                targets.append(store)
+                targets[index] = position(of: store)
                 continue
             }
-            let entity = object.entity
+            let entity = ObjectIdentifier(object.entity)
             if let assigned = assignedStores.isEmpty ? nil : assignedStores[ObjectIdentifier(object)] {
-                targets.append(try coordinator.storeForNewObject(of: entity, assigned: assigned))
-            } else if let lastRouted, lastRouted.entity === entity {
-                targets.append(lastRouted.store)
+                targets[index] = position(of: try coordinator.storeForNewObject(of: object.entity, assigned: assigned))
+            } else if let lastRouted, lastRouted.entity == entity {
+                targets[index] = lastRouted.store
             } else {
-                let store = try routed[ObjectIdentifier(entity)]
-                    ?? coordinator.storeForNewObject(of: entity, assigned: nil)
-                routed[ObjectIdentifier(entity)] = store
+                let store = try routed[entity]
+                    ?? position(of: coordinator.storeForNewObject(of: object.entity, assigned: nil))
+                routed[entity] = store
                 lastRouted = (entity, store)
-                targets.append(store)
+                targets[index] = store
             }
         }
 
         // Permanent IDs, asked for once per store and entity.
-        struct GroupKey: Hashable { let store: ObjectIdentifier, entity: ObjectIdentifier }
-        var groupOf: [Int] = []
-        groupOf.reserveCapacity(newObjects.count)
-        var groups: [(store: PersistentStore, entityName: String, count: Int)] = []
+        struct GroupKey: Hashable { let store: Int, entity: ObjectIdentifier }
+        var groupOf = [Int](repeating: -1, count: newObjects.count)
+        var groups: [(store: Int, entityName: String, count: Int)] = []
         var groupIndex: [GroupKey: Int] = [:]
         var lastGroup: (key: GroupKey, index: Int)?
-        for (object, store) in zip(newObjects, targets) {
-            guard object.objectID.isTemporaryID else {
-                groupOf.append(-1)
-                continue
-            }
-            let key = GroupKey(store: ObjectIdentifier(store), entity: ObjectIdentifier(object.entity))
-            let index: Int
+        for index in newObjects.indices where newObjects[index].objectID.isTemporaryID {
+            let key = GroupKey(store: targets[index], entity: ObjectIdentifier(newObjects[index].entity))
+            let group: Int
             if let lastGroup, lastGroup.key == key {
-                index = lastGroup.index
+                group = lastGroup.index
             } else if let known = groupIndex[key] {
-                index = known
+                group = known
             } else {
-                index = groups.count
-                groups.append((store, object.entity.name, 0))
-                groupIndex[key] = index
+                group = groups.count
+                groups.append((key.store, newObjects[index].entity.name, 0))
+                groupIndex[key] = group
             }
-            lastGroup = (key, index)
-            groups[index].count += 1
-            groupOf.append(index)
+            lastGroup = (key, group)
+            groups[group].count += 1
+            groupOf[index] = group
         }
-        var groupIDs = try groups.map { try coordinator.newObjectIDs(entityName: $0.entityName, in: $0.store,
-                                                                     count: $0.count) }
+        var groupIDs = try groups.map {
+            try coordinator.newObjectIDs(entityName: $0.entityName, in: stores[$0.store], count: $0.count)
+        }
         var taken = [Int](repeating: 0, count: groups.count)
         var newIDs: [ManagedObjectID] = []
         newIDs.reserveCapacity(newObjects.count)
-        for (object, group) in zip(newObjects, groupOf) {
+        for index in newObjects.indices {
+            let group = groupOf[index]
             guard group >= 0 else {
-                newIDs.append(object.objectID)
+                newIDs.append(newObjects[index].objectID)
                 continue
             }
             newIDs.append(groupIDs[group][taken[group]])
@@ -213,13 +217,14 @@ extension ManagedObjectContext {
             lastStore = (store.identifier, store)
             return store
         }
-        for (position, object) in newObjects.enumerated() {
-            let target = targets[position]
-            let bucket = buckets.index(of: target)
+        let bucketOfStore = stores.map { buckets.index(of: $0) }
+        for index in newObjects.indices {
+            let bucket = bucketOfStore[targets[index]]
             if buckets.entries[bucket].changes.inserted.isEmpty {
-                buckets.entries[bucket].changes.inserted.reserveCapacity(newObjects.count - position)
+                buckets.entries[bucket].changes.inserted.reserveCapacity(newObjects.count - index)
             }
-            let record = try makeRecord(object, id: newIDs[position], version: 1, store: target, idOf: id)
+            let record = try makeRecord(newObjects[index], id: newIDs[index], version: 1,
+                                        store: buckets.entries[bucket].store, idOf: id)
             buckets.entries[bucket].changes.inserted.append(record)
         }
         let updatedObjects = changed.objects.filter(\.isUpdated)
