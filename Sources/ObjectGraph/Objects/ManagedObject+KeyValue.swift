@@ -133,12 +133,29 @@ extension ManagedObject {
     ///
     /// - Precondition: the key exists, the value can be converted, and related objects live in the same context.
     ///   Use ``AttributeType/coerce(_:)`` to check values that come from outside first.
-    public func setValue(_ value: Any?, forKey key: String) {
+    public func setValue(_ value: consuming Any?, forKey key: String) {
         let layout = entity.layout
         guard let index = layout.slot(forKey: key) else {
             preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
         }
-        // The common case first: an attribute's value already in its canonical type.
+        // The common case first: an attribute's value already in its canonical type, told by looking at the value
+        // where it is (see `SlotReader`), and then moved into its slot: no copy of it is made.
+        if let attributeType = layout.attributeTypes[index], SlotReader.isUsable,
+            withUnsafePointer(to: value, { pointer in
+                let slot = UnsafeRawPointer(pointer)
+                return SlotReader.type(at: slot).map { attributeType.isCanonical(inSlot: slot, metadata: $0) } ?? false
+            })
+        {
+            setValueTracked(value, slot: index)
+            return
+        }
+        setValue(converting: value, slot: index, key: key)
+    }
+
+    /// ``setValue(_:forKey:)`` for values that are not already their attribute's canonical type, nil, and related
+    /// objects.
+    private func setValue(converting value: Any?, slot index: Int, key: String) {
+        let layout = entity.layout
         if let value, let attributeType = layout.attributeTypes[index], attributeType.isCanonical(value) {
             setValueTracked(value, slot: index)
             return
