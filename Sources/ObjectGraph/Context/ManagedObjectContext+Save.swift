@@ -248,7 +248,7 @@ extension ManagedObjectContext {
 
     private func makeRecord(_ object: ManagedObject, id: ManagedObjectID, version: Int64, store: PersistentStore,
                             idOf: (ManagedObject) -> ManagedObjectID) throws -> StoreRecord {
-        let layout = object.entity.layout
+        let layout = object.slotLayout
         if layout.recordsAreSlots {
             // The slots are the row, and `Sendable` being a marker protocol, `[Any?]` and `[(any Sendable)?]` are one
             // type at run time: the record shares the object's slots (copied on write should either change).

@@ -337,7 +337,7 @@ extension ManagedObject {
     /// Fills the object's slots from a store record. Without a context (it went away before the fault fired)
     /// relationships stay empty: there is no context to make their objects in.
     func apply(_ record: StoreRecord, in context: ManagedObjectContext?) {
-        let layout = entity.layout
+        let layout = slotLayout
         // A record laid out by the entity's own keys (a context saved it, or a store read it whole) is read by
         // position; any other by name.
         let row = record.row(laidOutBy: layout.recordKeys)

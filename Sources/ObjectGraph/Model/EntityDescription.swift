@@ -52,6 +52,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     var superentityName: String?
 
     var isFrozen = false
+    @exclusivity(unchecked)  // written once, when the model is frozen, before any object reads it
     private var frozenLayout: Layout?
     /// Set once the entity is frozen (after its layout), for readers on any thread: a new managed object checks
     /// it instead of loading its model's weak reference.

@@ -13,7 +13,7 @@ extension ManagedObject {
     ///   ``EntityDescription/propertiesByName`` to check keys that come from outside.
     public func value(forKey key: String) -> Any? {
         let index = slot(for: key)
-        let property = entity.layout.properties[index]
+        let property = slotLayout.properties[index]
         if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
         let value = slotValue(index)
         if let storage = value as? ToManyStorage {
@@ -53,7 +53,7 @@ extension ManagedObject {
     /// inserted object, every property that has a value.
     public func changedValues() -> [String: Any?] {
         var result: [String: Any?] = [:]
-        let properties = entity.layout.properties
+        let properties = slotLayout.properties
         if isInsertedFlag {
             for (index, property) in properties.enumerated() where slots[index] != nil {
                 result[property.name] = publicValue(slots[index], property)
@@ -68,7 +68,7 @@ extension ManagedObject {
     /// An inserted object has no committed values.
     public func committedValues(forKeys keys: [String]?) -> [String: Any?] {
         guard !isInsertedFlag else { return [:] }
-        let properties = entity.layout.properties
+        let properties = slotLayout.properties
         let source = snapshot ?? slots
         var result: [String: Any?] = [:]
         for (index, property) in properties.enumerated() where property is AttributeDescription
@@ -134,7 +134,7 @@ extension ManagedObject {
     /// - Precondition: the key exists, the value can be converted, and related objects live in the same context.
     ///   Use ``AttributeType/coerce(_:)`` to check values that come from outside first.
     public func setValue(_ value: consuming Any?, forKey key: String) {
-        let layout = entity.layout
+        let layout = slotLayout
         guard let index = layout.slot(forKey: key) else {
             preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
         }
@@ -155,7 +155,7 @@ extension ManagedObject {
     /// ``setValue(_:forKey:)`` for values that are not already their attribute's canonical type, nil, and related
     /// objects.
     private func setValue(converting value: Any?, slot index: Int, key: String) {
-        let layout = entity.layout
+        let layout = slotLayout
         if let value, let attributeType = layout.attributeTypes[index], attributeType.isCanonical(value) {
             setValueTracked(value, slot: index)
             return
@@ -201,7 +201,7 @@ extension ManagedObject {
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         let index = slot(for: key)
         _ = slotValue(index)
-        let property = entity.layout.properties[index]
+        let property = slotLayout.properties[index]
         if let relationship = property as? RelationshipDescription, relationship.isToMany {
             let objects = (value as? [ManagedObject]) ?? (value as? Set<ManagedObject>).map(Array.init) ?? []
             captureSnapshot()
@@ -222,7 +222,7 @@ extension ManagedObject {
     /// Adds an object to a to-many relationship (at the end, for ordered ones), keeping the inverse consistent.
     public func addObject(_ object: ManagedObject, toRelationship key: String) {
         let index = slot(for: key)
-        guard let relationship = entity.layout.properties[index] as? RelationshipDescription, relationship.isToMany else {
+        guard let relationship = slotLayout.properties[index] as? RelationshipDescription, relationship.isToMany else {
             preconditionFailure("'\(key)' is not a to-many relationship of '\(entity.name)'")
         }
         addToMany(relationship, slot: index, object)
@@ -231,7 +231,7 @@ extension ManagedObject {
     /// Removes an object from a to-many relationship, keeping the inverse consistent.
     public func removeObject(_ object: ManagedObject, fromRelationship key: String) {
         let index = slot(for: key)
-        guard let relationship = entity.layout.properties[index] as? RelationshipDescription, relationship.isToMany else {
+        guard let relationship = slotLayout.properties[index] as? RelationshipDescription, relationship.isToMany else {
             preconditionFailure("'\(key)' is not a to-many relationship of '\(entity.name)'")
         }
         removeFromToMany(relationship, slot: index, object)
@@ -378,8 +378,8 @@ extension ManagedObject {
 extension ManagedObject: PredicateEvaluable {
     /// The value of a property for predicates: to-many relationships as arrays.
     public func predicateValue(forKey key: String) throws -> Any? {
-        guard let index = entity.layout.slot(forKey: key) else { throw unknownKeyError(key, entityName: entity.name) }
-        let property = entity.layout.properties[index]
+        guard let index = slotLayout.slot(forKey: key) else { throw unknownKeyError(key, entityName: entity.name) }
+        let property = slotLayout.properties[index]
         if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
         let value = slotValue(index)
         if let storage = value as? ToManyStorage { return storage.objects }

@@ -12,6 +12,9 @@ import Foundation
 open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
+    /// The entity's layout, kept here: every value set or read needs it, and reaching it through the entity cost an
+    /// access to the entity's state and a retain each time.
+    let slotLayout: EntityDescription.Layout
     // The object's state below is read and written for every value set or read, and the runtime's exclusivity
     // checks on class properties (a thread-local access set, per access) cost about 5% of inserting objects through
     // a context. The state is internal, the object is confined to its context's isolation domain, and the
@@ -90,6 +93,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
         let layout = entity.layout
+        self.slotLayout = layout
         self.objectID = ManagedObjectID.makeTemporary(like: layout.temporaryID)
         self.slots = Self.initialSlots(of: layout)
         if let context { context.insert(self) }
@@ -100,8 +104,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     init(faultOf entity: EntityDescription, objectID: ManagedObjectID, in context: ManagedObjectContext) {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
+        self.slotLayout = entity.layout
         self.objectID = objectID
-        self.slots = Self.initialSlots(of: entity.layout)
+        self.slots = Self.initialSlots(of: slotLayout)
         self.storage = .fault
         self.managedObjectContext = context
     }
@@ -125,7 +130,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Drops the object's related objects (and the values kept for saving and fetched properties, which may hold
     /// related objects too); its context calls this when it goes away, to break reference cycles.
     func releaseRelationships() {
-        let layout = entity.layout
+        let layout = slotLayout
         guard layout.hasRelationships || snapshot != nil || !fetchedPropertyCache.isEmpty else { return }
         for (index, kind) in layout.kinds.enumerated() {
             switch kind {
@@ -224,7 +229,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // MARK: Internal helpers
 
     func slot(for key: String) -> Int {
-        guard let index = entity.layout.slot(forKey: key) else {
+        guard let index = slotLayout.slot(forKey: key) else {
             preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
         }
         return index
@@ -244,7 +249,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Validates every property through ``validateValue(_:forKey:)`` and collects all failures.
     func validateProperties() -> [ValidationError] {
         if storage == .fault { fireFault() }
-        let layout = entity.layout
+        let layout = slotLayout
         let count = layout.properties.count
         // Subclasses may override validateValue(_:forKey:), so only plain objects take the short way for values
         // that cannot fail: nil or the canonical type for an attribute without other rules. Those are told apart
