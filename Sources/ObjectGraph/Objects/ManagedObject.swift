@@ -106,7 +106,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.entity = entity
         self.slotLayout = entity.layout
         self.objectID = objectID
-        self.slots = Self.initialSlots(of: slotLayout)
+        // A fault shares the template until it fires: a fetch of many objects that are never read allocates none.
+        self.slots = slotLayout.toManySlots.isEmpty ? slotLayout.template : Self.initialSlots(of: slotLayout)
         self.storage = .fault
         self.managedObjectContext = context
     }
