@@ -248,15 +248,6 @@ struct BatchRecordBuilder {
 
     mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(count) }
 
-    /// A row of nils. `Array(repeating:count:)` copied the nil into each place through the existential's value
-    /// witness; writing it here, for the concrete type, is a store per place (a quarter of converting an object).
-    private static func emptyRow(_ width: Int) -> [(any Sendable)?] {
-        [(any Sendable)?](unsafeUninitializedCapacity: width) { buffer, count in
-            for index in 0..<width { (buffer.baseAddress! + index).initialize(to: nil) }
-            count = width
-        }
-    }
-
     /// Whether enough has failed that the batch will be refused whatever follows: more objects need not be read.
     /// Kept rather than computed: the loops ask before every object, and reading the optional error copied it.
     private(set) var isSaturated = false
@@ -268,7 +259,7 @@ struct BatchRecordBuilder {
         let (types, canonicalTypes, integerRanges) = (self.types, self.canonicalTypes, self.integerRanges)
         // Keys that are not stored attributes (position nil) and values of the wrong type, reported below.
         var problems: [(key: String, position: Int?)] = []
-        var row = Self.emptyRow(width)
+        var row = [(any Sendable)?].nils(count: width)
         if givenPositions != nil {
             givenPositions!.append(values.keys.compactMap { keys.position(of: $0) })
         }
@@ -303,7 +294,7 @@ struct BatchRecordBuilder {
         let recordSlots = layout.recordSlots
         let attributeCount = types.count
         if givenPositions != nil { givenPositions!.append(Array(0..<attributeCount)) }
-        var row = Self.emptyRow(width)
+        var row = [(any Sendable)?].nils(count: width)
         row.withUnsafeMutableBufferPointer { row in
             // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?`
             // and `(any Sendable)?` share one layout.

@@ -107,8 +107,10 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// ``isCanonical(_:)`` for a value left in its slot (see ``SlotReader``), whose type metadata is `metadata`.
-    func isCanonical(inSlot slot: UnsafeRawPointer, metadata: UInt) -> Bool {
+    /// ``isCanonical(_:)`` for the value in a slot, looked at where it is (see ``SlotReader``); `nil` for an empty
+    /// slot.
+    func isCanonical(inSlot slot: UnsafeRawPointer) -> Bool? {
+        guard let metadata = SlotReader.type(at: slot) else { return nil }
         switch self {
         case .integer16, .integer32:
             guard metadata == SlotReader.intType, let range = integerRange else { return false }

@@ -141,10 +141,7 @@ extension ManagedObject {
         // The common case first: an attribute's value already in its canonical type, told by looking at the value
         // where it is (see `SlotReader`), and then moved into its slot: no copy of it is made.
         if let attributeType = layout.attributeTypes[index], SlotReader.isUsable,
-            withUnsafePointer(to: value, { pointer in
-                let slot = UnsafeRawPointer(pointer)
-                return SlotReader.type(at: slot).map { attributeType.isCanonical(inSlot: slot, metadata: $0) } ?? false
-            })
+            withUnsafePointer(to: value, { attributeType.isCanonical(inSlot: UnsafeRawPointer($0)) ?? false })
         {
             setValueTracked(value, slot: index)
             return

@@ -119,10 +119,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// witness).
     private static func initialSlots(of layout: EntityDescription.Layout) -> [Any?] {
         let template = layout.template
-        var slots = [Any?](unsafeUninitializedCapacity: template.count) { buffer, count in
-            for index in 0..<template.count { (buffer.baseAddress! + index).initialize(to: nil) }
-            count = template.count
-        }
+        var slots = [Any?].nils(count: template.count)
         for index in layout.defaultSlots { slots[index] = template[index] }
         for index in layout.toManySlots { slots[index] = ToManyStorage() }
         return slots
@@ -265,12 +262,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
                     for index in 0..<count {
                         guard let isOptional = layout.typeOnlyOptionality[index],
                               let type = layout.attributeTypes[index] else { continue }
-                        let slot = SlotReader.slotPointer(base, index)
-                        if let metadata = SlotReader.type(at: slot) {
-                            settled[index] = type.isCanonical(inSlot: slot, metadata: metadata)
-                        } else {
-                            settled[index] = isOptional
-                        }
+                        settled[index] = type.isCanonical(inSlot: SlotReader.slotPointer(base, index)) ?? isOptional
                     }
                 }
             }

@@ -9,20 +9,8 @@ import Testing
 /// A save writes each entity's new rows in `INSERT`s of many rows (``RowWriter/rowsPerInsert``), the rest one by one.
 @Suite("SQLite multi-row inserts")
 struct MultiRowInsertTests {
-    private func rows(_ url: URL, _ sql: String) throws -> [String] {
-        var configuration = SQLiteConnection.Configuration()
-        configuration.mode = .readOnly
-        let connection = try SQLiteConnection(path: url.path, configuration: configuration)
-        let statement = try connection.makeStatement(sql)
-        var rows: [String] = []
-        while try statement.step() == .row {
-            rows.append((0..<statement.columnCount).map { statement.string(at: $0) ?? "NULL" }.joined(separator: "|"))
-        }
-        return rows
-    }
-
     private func entityNumber(_ url: URL, _ name: String) throws -> String {
-        try #require(try rows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = '\(name)'").first)
+        try #require(try rawRows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = '\(name)'").first)
     }
 
     /// What the session table should hold for `objects`, in the columns `rows(_:_:)` reads below.
@@ -70,8 +58,8 @@ struct MultiRowInsertTests {
         }
         try context.save()
         #expect(sessions.count == 115)
-        #expect(try rows(url, sessionColumns) == expectedRows(sessions, url: url))
-        #expect(try rows(url, "SELECT COUNT(*) FROM ZROOM") == ["3"])
+        #expect(try rawRows(url, sessionColumns) == expectedRows(sessions, url: url))
+        #expect(try rawRows(url, "SELECT COUNT(*) FROM ZROOM") == ["3"])
         let fetched = try fixture.context().all("Session", sortedBy: "guid")
         #expect(fetched.map { $0.value(forKey: "guid") as? String } == sessions.map { $0.value(forKey: "guid") as? String }.sorted { $0! < $1! })
     }
@@ -87,7 +75,7 @@ struct MultiRowInsertTests {
         let sessions = (0..<45).map { context.makeSession("s\($0)", start: Date(timeIntervalSinceReferenceDate: Double($0))) }
         try context.save()
         let url = try #require(store.url)
-        #expect(try rows(url, sessionColumns) == expectedRows(sessions, url: url))
+        #expect(try rawRows(url, sessionColumns) == expectedRows(sessions, url: url))
         let writer = try #require(store.rowWriters.values.first)
         #expect(writer.rowsPerInsert == 40 / writer.parametersPerRow)
         #expect(writer.rowsPerInsert > 1 && writer.rowsPerInsert < RowWriter.maximumRowsPerInsert)
@@ -112,12 +100,12 @@ struct MultiRowInsertTests {
 
         let error = try #require(throws: StoreError.self) { try context.save() }
         #expect(error.message.contains("UNIQUE") || error.message.contains("constraint"))
-        #expect(try rows(url, "SELECT ZGUID FROM ZSESSION ORDER BY Z_PK") == ["saved", "other"])
+        #expect(try rawRows(url, "SELECT ZGUID FROM ZSESSION ORDER BY Z_PK") == ["saved", "other"])
         #expect(context.insertedObjects.count == 70)
 
         try other.execute("DELETE FROM ZSESSION WHERE ZGUID = 'other'")
         try context.save()
-        #expect(try rows(url, "SELECT COUNT(*) FROM ZSESSION") == ["71"])
+        #expect(try rawRows(url, "SELECT COUNT(*) FROM ZSESSION") == ["71"])
         #expect(context.insertedObjects.isEmpty)
     }
 }

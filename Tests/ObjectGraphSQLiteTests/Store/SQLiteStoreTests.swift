@@ -8,18 +8,6 @@ import Testing
 
 @Suite("SQLite store")
 struct SQLiteStoreTests {
-    private func rawQuery(_ url: URL, _ sql: String) throws -> [String] {
-        var configuration = SQLiteConnection.Configuration()
-        configuration.mode = .readOnly
-        let connection = try SQLiteConnection(path: url.path, configuration: configuration)
-        let statement = try connection.makeStatement(sql)
-        var rows: [String] = []
-        while try statement.step() == .row {
-            rows.append((0..<statement.columnCount).map { statement.string(at: $0) ?? "NULL" }.joined(separator: "|"))
-        }
-        return rows
-    }
-
     @Test func newStoreHasCoreDataLayout() throws {
         let fixture = Fixture(.sqlite)
         let store = try fixture.addStore()
@@ -29,13 +17,13 @@ struct SQLiteStoreTests {
         session.setValue([person], forKey: "persons")
         try context.save()
         let url = try #require(store.url)
-        let tables = try rawQuery(url, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        let tables = try rawRows(url, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(tables.contains("Z_PRIMARYKEY") && tables.contains("Z_METADATA") && tables.contains("ZSESSION"))
         #expect(!tables.contains("ZWORKSHOP"))
         #expect(tables.contains { $0.hasPrefix("Z_") && $0.hasSuffix("PERSONS") })
-        #expect(try rawQuery(url, "SELECT Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_NAME = 'Workshop'").count == 1)
-        #expect(try rawQuery(url, "SELECT ZSTART, Z_OPT FROM ZSESSION") == ["12.5|1"])
-        #expect(try rawQuery(url, "SELECT Z_UUID FROM Z_METADATA") == [store.identifier])
+        #expect(try rawRows(url, "SELECT Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_NAME = 'Workshop'").count == 1)
+        #expect(try rawRows(url, "SELECT ZSTART, Z_OPT FROM ZSESSION") == ["12.5|1"])
+        #expect(try rawRows(url, "SELECT Z_UUID FROM Z_METADATA") == [store.identifier])
         let plist = try #require(try Self.metadataPlist(url))
         let decoded = try #require(try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])
         #expect((decoded["NSStoreModelVersionHashes"] as? [String: Any])?["Session"] != nil)
@@ -86,7 +74,7 @@ struct SQLiteStoreTests {
         try fixture.coordinator.remove(store)
         let again = try fixture.addStore()
         #expect(try again.newReferenceKeys(forEntityName: "Session", count: 1) == [4])
-        #expect(try rawQuery(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Session'") == ["4"])
+        #expect(try rawRows(url, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Session'") == ["4"])
     }
 
     @Test func orderedManyToManyKeepsItsOrder() throws {
