@@ -26,6 +26,28 @@ struct StoreConformanceTests {
         #expect(try fixture.context().all("Note").map { $0.value(forKey: "text") as? String } == ["saved again"])
     }
 
+    /// Faults of a plain entity without to-many relationships share its template of default values until they
+    /// fire; firing one must not write into the template, or later new objects would start with its values.
+    @Test(arguments: StoreKind.all)
+    func firingAFaultLeavesNewObjectsTheirDefaults(kind: StoreKind) throws {
+        let counter = EntityDescription(name: "Counter", properties: [
+            AttributeDescription(name: "count", type: .integer64, defaultValue: 7),
+        ])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [counter]))
+        let folder = TemporaryFolder()
+        try coordinator.addPersistentStore(type: kind.type, at: folder.file("counters.\(kind.fileExtension)"))
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        writer.insertNewObject(forEntityName: "Counter").setValue(5, forKey: "count")
+        try writer.save()
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        let fault = try #require(try reader.all("Counter").first)
+        #expect(fault.value(forKey: "count") as? Int == 5)
+        #expect(reader.insertNewObject(forEntityName: "Counter").value(forKey: "count") as? Int == 7)
+        let later = try #require(try ManagedObjectContext(coordinator: coordinator).all("Counter").first)
+        #expect(later.isFault)
+        #expect(later.value(forKey: "count") as? Int == 5)
+    }
+
     @Test(arguments: StoreKind.all)
     func insertSaveAndFetchInAnotherContext(kind: StoreKind) throws {
         let fixture = Fixture(kind)
