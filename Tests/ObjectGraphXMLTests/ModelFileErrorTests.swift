@@ -29,7 +29,7 @@ struct ModelFileErrorTests {
         try Data().write(to: url)
         let error = try #require(throws: ModelError.self) { try ManagedObjectModel(contentsOf: url) }
         #expect(error.code == .invalidModelFile)
-        let growth = ResidentMemory.growth {
+        let growth = ResidentMemory.growth(below: 20_000_000) {
             for _ in 0..<10_000 { _ = try? ManagedObjectModel(contentsOf: url) }
         }
         #expect(growth < 20_000_000, "resident memory grew by \(growth) bytes")

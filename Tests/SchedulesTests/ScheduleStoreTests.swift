@@ -59,7 +59,7 @@ struct ScheduleStoreTests {
             try coordinator.addPersistentStore(type: .frabXML, configurationName: "Schedule", at: url,
                                                options: [.readOnly: true])
         }
-        let growth = ResidentMemory.growth {
+        let growth = ResidentMemory.growth(below: 20_000_000) {
             for _ in 0..<10_000 {
                 _ = try? coordinator.addPersistentStore(type: .frabXML, configurationName: "Schedule", at: url,
                                                         options: [.readOnly: true])
