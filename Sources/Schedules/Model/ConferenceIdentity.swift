@@ -1,4 +1,6 @@
-/// The stable identity of a conference across schedule releases.
+import Foundation
+
+/// The identity of a conference as earlier versions named it (see ``ConferenceInfo/name`` for today's name).
 ///
 /// The string form is `kind:value`, where kind is `acronym` (the conference acronym), `calendar`
 /// (the iCalendar `X-WR-CALNAME`) or `file` (the source's last path component without its extension).
@@ -44,7 +46,27 @@ public struct ConferenceIdentity: Sendable, Hashable, Comparable, CustomStringCo
         lhs.description < rhs.description
     }
 
-    static func fileStem(of source: String) -> String {
+    /// A short, stable, lower-case slug of a title or file name: letters and digits (diacritics removed), every other
+    /// run of characters one `-`, none at either end: `JRES 2021/22` → `jres-2021-22`, `fosdem_2021` → `fosdem-2021`.
+    /// Nil when nothing is left.
+    public static func slug(_ text: String) -> String? {
+        let folded = text.applyingTransform(.stripDiacritics, reverse: false) ?? text
+        var slug = ""
+        var pendingDash = false
+        for scalar in folded.lowercased().unicodeScalars {
+            if CharacterSet.alphanumerics.contains(scalar) {
+                if pendingDash && !slug.isEmpty { slug.append("-") }
+                pendingDash = false
+                slug.unicodeScalars.append(scalar)
+            } else {
+                pendingDash = true
+            }
+        }
+        return slug.isEmpty ? nil : slug
+    }
+
+    /// The last path component of a file name or URL without query and extension.
+    public static func fileStem(of source: String) -> String {
         var name = Substring(source)
         if let query = name.firstIndex(where: { $0 == "?" || $0 == "#" }) { name = name[..<query] }
         while name.hasSuffix("/") { name = name.dropLast() }

@@ -2,8 +2,9 @@ import Foundation
 
 /// One conference day.
 ///
-/// A day's `date` is the calendar day it is named after; sessions after midnight that belong to the
-/// same programme day (before the `day_change` hour) keep the day's index but have the next date.
+/// A day is a window of time, usually from the morning to the night (often past midnight): `start` to `end`. A
+/// session belongs to the day whose window holds its start. `date` is the calendar date of `start` in the
+/// conference zone; a session at 01:30 belongs to the day before when that day's window runs to 06:00.
 public struct DayInfo: Sendable, Hashable {
     /// The 1-based day number.
     public var index: Int
@@ -11,9 +12,11 @@ public struct DayInfo: Sendable, Hashable {
     public var date: String
     /// Local midnight of `date` in the conference time zone.
     public var midnight: Date
-    /// When the programme of this day starts, if known.
+    /// When the day's window starts: the file's `<day start>`, else the day change (configured, else the file's
+    /// `day_change`, else 06:00) on `date`. Readers always set it.
     public var start: Date?
-    /// When the programme of this day ends (often after midnight), if known.
+    /// When the day's window ends (often after midnight): the file's `<day end>`, else the day change on the next
+    /// date. Readers always set it.
     public var end: Date?
 
     /// Creates a day.

@@ -2,12 +2,15 @@
 public struct PersonInfo: Sendable, Hashable {
     /// The public name.
     public var name: String
-    /// The person's guid, else the frab person id as a string (pretalx code for JSON), else nil.
+    /// The person's guid as the file gives it (pretalx code for JSON), else nil.
     public var guid: String?
+    /// The person's id as the file gives it (frab `<person id>`), else nil.
+    public var id: String?
 
     /// Creates a person.
-    public init(name: String, guid: String? = nil) {
+    public init(name: String, guid: String? = nil, id: String? = nil) {
         self.name = name
         self.guid = guid
+        self.id = id
     }
 }

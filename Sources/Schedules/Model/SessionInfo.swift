@@ -46,6 +46,12 @@ public struct SessionInfo: Sendable, Hashable {
     public var trackName: String?
     /// The persons, in the order the file lists them.
     public var persons: [PersonInfo]
+    /// The links (slides, recordings, pages), in file order.
+    public var links: [LinkInfo]
+    /// Where attendees give feedback (frab `<feedback_url>`).
+    public var feedbackURL: String?
+    /// Whether the speakers asked not to be recorded (frab `<recording><optout>`, JSON `do_not_record`).
+    public var doNotRecord: Bool
 
     /// Creates a session. Only the title and the times are required.
     public init(
@@ -70,7 +76,10 @@ public struct SessionInfo: Sendable, Hashable {
         dayIndex: Int = 1,
         roomName: String? = nil,
         trackName: String? = nil,
-        persons: [PersonInfo] = []
+        persons: [PersonInfo] = [],
+        links: [LinkInfo] = [],
+        feedbackURL: String? = nil,
+        doNotRecord: Bool = false
     ) {
         self.guid = guid
         self.code = code
@@ -94,6 +103,9 @@ public struct SessionInfo: Sendable, Hashable {
         self.roomName = roomName
         self.trackName = trackName
         self.persons = persons
+        self.links = links
+        self.feedbackURL = feedbackURL
+        self.doNotRecord = doNotRecord
     }
 
     /// The persons' names, in order.

@@ -77,8 +77,8 @@ struct DocumentAssembler {
         ScheduleDocument(
             conference: conference,
             days: days,
-            rooms: roomNames.map(RoomInfo.init(name:)),
-            tracks: trackNames.map(TrackInfo.init(name:)),
+            rooms: roomNames.enumerated().map { RoomInfo(name: $1, position: $0) },
+            tracks: trackNames.map { TrackInfo(name: $0) },
             persons: persons,
             sessions: sessions,
             format: format,
