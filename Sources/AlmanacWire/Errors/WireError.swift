@@ -47,6 +47,9 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let timeout = Code(rawValue: "timeout")
         /// The `op` is not an operation this server knows.
         public static let unknownOp = Code(rawValue: "unknown_op")
+        /// No served conference has the name given (acronym, title or file name); `details.conferences` lists the
+        /// known names.
+        public static let unknownConference = Code(rawValue: "unknown_conference")
     }
 
     /// The stable code.
@@ -103,6 +106,17 @@ extension WireError {
     public static func unknownOp(_ op: String) -> WireError {
         WireError(code: .unknownOp, message: "unknown operation \"\(op)\"", details: ["op": .string(op)])
     }
+
+    /// `unknown_conference` for a name no served conference answers to, listing the names that do.
+    public static func unknownConference(_ name: String, known: [String]) -> WireError {
+        let list = known.isEmpty ? "no conference is served" : "known: " + known.joined(separator: ", ")
+        return WireError(
+            code: .unknownConference, message: "no conference is named \"\(name)\" (\(list))",
+            details: ["conferences": .array(known.map(JSONValue.string))])
+    }
+
+    /// The known conference names of an `unknown_conference`, if any.
+    public var conferences: [String]? { details["conferences"]?.arrayValue?.compactMap(\.stringValue) }
 
     /// The byte offset of a `parse_error`, if any.
     public var offset: Int? { details["offset"]?.intValue.map(Int.init) }

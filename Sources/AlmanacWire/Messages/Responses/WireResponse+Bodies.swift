@@ -29,8 +29,40 @@ extension WireResponse {
         }
     }
 
+    /// What a store's reader tolerated or repaired: how many warnings and the first few.
+    public struct StoreWarnings: WireMessageBody, Hashable {
+        /// How many warnings there are in all.
+        public var count: Int
+        /// The first few (at most ten), in order.
+        public var messages: [String]
+
+        public init(count: Int = 0, messages: [String] = []) {
+            self.count = count
+            self.messages = messages
+        }
+
+        public init(json: JSONObject) throws(WireError) {
+            count = try json.optionalInt("count") ?? 0
+            messages = try json.optionalStringArray("messages") ?? []
+        }
+
+        public var json: JSONObject { ["count": .int(count), "messages": .array(messages.map(JSONValue.string))] }
+    }
+
     /// One store in the answer to `stores`.
     public struct StoreInfo: WireMessageBody {
+        /// Whether a store answers queries.
+        public enum Status: String, Sendable, Hashable {
+            /// Attached and queried.
+            case serving
+            /// Loaded but not queried: another file holds a newer release of the same conference (``shadowedBy``).
+            case shadowed
+            /// The last attempt to read the file failed and nothing of it is served (``error``).
+            case failed
+            /// The last attempt failed (``error``), and the earlier version keeps serving.
+            case stale
+        }
+
         /// The store's identifier.
         public var id: String
         /// The file the store was loaded from.
@@ -46,6 +78,22 @@ extension WireResponse {
         public var loadedAt: Date?
         /// Why the store failed to load, if it did.
         public var error: String?
+        /// Whether the store answers queries; absent from older daemons (read as serving, or failed with an error).
+        public var status: Status
+        /// The name of the conference the file holds (what `--conference` and `conference.acronym` match).
+        public var conference: String?
+        /// The conference's title.
+        public var conferenceTitle: String?
+        /// The conference time zone: an IANA name, or a fixed offset such as `+01:00`.
+        public var timeZone: String?
+        /// Where the zone came from: `file`, `offsets`, `configured` or `assumed`.
+        public var timeZoneSource: String?
+        /// What the reader tolerated or repaired (dropped duplicates, repeat runs, an assumed zone…).
+        public var warnings: StoreWarnings
+        /// The file holding the newer release this one yields to, when ``status`` is shadowed.
+        public var shadowedBy: String?
+        /// Why the per-file settings matching this file could not be used (the file keeps its earlier reading).
+        public var settingsError: String?
 
         public init(
             id: String,
@@ -55,7 +103,15 @@ extension WireResponse {
             isReadOnly: Bool,
             objects: Int,
             loadedAt: Date? = nil,
-            error: String? = nil
+            error: String? = nil,
+            status: Status? = nil,
+            conference: String? = nil,
+            conferenceTitle: String? = nil,
+            timeZone: String? = nil,
+            timeZoneSource: String? = nil,
+            warnings: StoreWarnings = StoreWarnings(),
+            shadowedBy: String? = nil,
+            settingsError: String? = nil
         ) {
             self.id = id
             self.file = file
@@ -65,10 +121,18 @@ extension WireResponse {
             self.objects = objects
             self.loadedAt = loadedAt
             self.error = error
+            self.status = status ?? (error == nil ? .serving : (id.isEmpty ? .failed : .stale))
+            self.conference = conference
+            self.conferenceTitle = conferenceTitle
+            self.timeZone = timeZone
+            self.timeZoneSource = timeZoneSource
+            self.warnings = warnings
+            self.shadowedBy = shadowedBy
+            self.settingsError = settingsError
         }
 
         public init(json: JSONObject) throws(WireError) {
-            id = try json.requiredString("id")
+            id = try json.optionalString("id") ?? ""
             file = try json.optionalString("file") ?? ""
             type = try json.optionalString("type") ?? ""
             configuration = try json.optionalString("configuration")
@@ -76,14 +140,32 @@ extension WireResponse {
             objects = try json.optionalInt("objects") ?? 0
             loadedAt = try json.optionalDate("loadedAt")
             error = try json.optionalString("error")
+            let fallback: Status = error == nil ? .serving : (id.isEmpty ? .failed : .stale)
+            status = try json.optionalString("status").flatMap(Status.init(rawValue:)) ?? fallback
+            conference = try json.optionalString("conference")
+            conferenceTitle = try json.optionalString("conferenceTitle")
+            timeZone = try json.optionalString("timeZone")
+            timeZoneSource = try json.optionalString("timeZoneSource")
+            warnings = try json.optionalObject("warnings").map { object throws(WireError) in
+                try StoreWarnings(json: object)
+            } ?? StoreWarnings()
+            shadowedBy = try json.optionalString("shadowedBy")
+            settingsError = try json.optionalString("settingsError")
         }
 
         public var json: JSONObject {
             [
-                "id": .string(id), "file": .string(file), "type": .string(type),
+                "id": id.isEmpty ? .null : .string(id), "file": .string(file),
+                "type": type.isEmpty ? .null : .string(type),
                 "configuration": configuration.map(JSONValue.string) ?? .null, "readOnly": .bool(isReadOnly),
                 "objects": .int(objects), "loadedAt": loadedAt.map { .string(WireDate.string(from: $0)) } ?? .null,
-                "error": error.map(JSONValue.string) ?? .null,
+                "error": error.map(JSONValue.string) ?? .null, "status": .string(status.rawValue),
+                "conference": conference.map(JSONValue.string) ?? .null,
+                "conferenceTitle": conferenceTitle.map(JSONValue.string) ?? .null,
+                "timeZone": timeZone.map(JSONValue.string) ?? .null,
+                "timeZoneSource": timeZoneSource.map(JSONValue.string) ?? .null,
+                "warnings": .object(warnings.json), "shadowedBy": shadowedBy.map(JSONValue.string) ?? .null,
+                "settingsError": settingsError.map(JSONValue.string) ?? .null,
             ]
         }
     }
