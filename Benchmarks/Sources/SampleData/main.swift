@@ -13,10 +13,10 @@ let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let schedules = data.appendingPathComponent("schedules")
 let fileManager = FileManager.default
 
-// The model file.
+// The model file: the current version beside the earlier ones (Schedule.xcdatamodel is version 1, kept so that
+// stores written by it can be made in tests and migrated).
 let bundle = data.appendingPathComponent("Schedule.xcdatamodeld")
-let version = bundle.appendingPathComponent("Schedule.xcdatamodel")
-try? fileManager.removeItem(at: bundle)
+let version = bundle.appendingPathComponent("Schedule 2.xcdatamodel")
 try fileManager.createDirectory(at: version, withIntermediateDirectories: true)
 try ScheduleModel.make().xmlData().write(to: version.appendingPathComponent("contents"))
 let currentVersion = """
@@ -25,7 +25,7 @@ let currentVersion = """
     <plist version="1.0">
     <dict>
     \t<key>_XCCurrentVersionName</key>
-    \t<string>Schedule.xcdatamodel</string>
+    \t<string>Schedule 2.xcdatamodel</string>
     </dict>
     </plist>
 

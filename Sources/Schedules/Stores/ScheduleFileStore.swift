@@ -10,6 +10,12 @@ extension PersistentStoreType {
     public static let iCalendar = PersistentStoreType(rawValue: "ICalendar")
 }
 
+extension PersistentStoreOptionKey {
+    /// ``ScheduleReaderConfiguration``: the reader settings for this one file (its configured zone, acronym and day
+    /// change); default ``ScheduleFileStore/configuration``.
+    public static let scheduleReaderConfiguration: PersistentStoreOptionKey = "AlmanacScheduleReaderConfiguration"
+}
+
 /// A read-only atomic store over a foreign schedule file: the file is read with the matching reader and its
 /// conference, days, rooms, tracks, persons and sessions become objects of the schedule model.
 ///
@@ -48,7 +54,9 @@ open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see Persist
                              context: ErrorContext(storeURL: url))
         }
         do {
-            document = try ScheduleReader.read(data, source: url.lastPathComponent, configuration: Self.configuration)
+            let configuration = options[.scheduleReaderConfiguration] as? ScheduleReaderConfiguration
+                ?? Self.configuration
+            document = try ScheduleReader.read(data, source: url.lastPathComponent, configuration: configuration)
         } catch {
             let line = error.line.map { " at line \($0)" } ?? ""
             throw StoreError(code: .corruptFile, message: "\(url.lastPathComponent) could not be read\(line): "

@@ -33,10 +33,10 @@ struct ScheduleRecords {
     func records() -> [StoreRecord] {
         let builder = Builder(store: store)
         let info = document.conference
-        let acronym = info.acronym ?? info.identity.description
         let conference = builder.add("Conference", [
-            "acronym": acronym, "title": info.title ?? info.calendarName, "timeZone": info.timeZone,
-            "start": info.start, "end": info.end, "version": info.version, "source": info.source,
+            "acronym": info.name, "title": info.title ?? info.calendarName, "subtitle": info.subtitle, "url": info.url,
+            "timeZone": info.timeZone, "timeZoneSource": info.timeZoneSource.rawValue, "start": info.start,
+            "end": info.end, "version": info.version, "source": info.source,
         ])
         var days: [Int: Int] = [:]
         for day in document.days {
@@ -47,17 +47,17 @@ struct ScheduleRecords {
         }
         var rooms: [String: Int] = [:]
         for room in document.rooms where rooms[room.name] == nil {
-            rooms[room.name] = builder.add("Room", ["name": room.name])
+            rooms[room.name] = builder.add("Room", ["name": room.name, "guid": room.guid, "position": room.position])
         }
         var tracks: [String: Int] = [:]
         for track in document.tracks where tracks[track.name] == nil {
-            tracks[track.name] = builder.add("Track", ["name": track.name])
+            tracks[track.name] = builder.add("Track", ["name": track.name, "color": track.color])
         }
         var persons: [String: Int] = [:]
         func person(_ info: PersonInfo) -> Int {
-            let key = info.guid ?? info.name
+            let key = info.guid.map { "guid:" + $0 } ?? info.id.map { "id:" + $0 } ?? "name:" + info.name
             if let existing = persons[key] { return existing }
-            let index = builder.add("Person", ["name": info.name, "guid": info.guid])
+            let index = builder.add("Person", ["name": info.name, "guid": info.guid, "id": info.id])
             persons[key] = index
             return index
         }
@@ -70,16 +70,17 @@ struct ScheduleRecords {
                 }
             }
             let index = builder.add("Session", [
-                "guid": session.guid ?? session.identity.description, "code": session.code, "eventID": eventID,
+                "guid": session.storedGUID, "code": session.code, "eventID": eventID,
                 "title": session.title, "subtitle": session.subtitle, "abstract": session.abstract,
                 "details": session.details, "start": session.start, "end": session.end,
                 "duration": session.duration, "language": session.language, "type": session.type, "url": session.url,
-                "status": session.status == .cancelled ? "cancelled" : "confirmed",
+                "status": session.status == .cancelled ? "cancelled" : "confirmed", "slug": session.slug,
+                "feedbackURL": session.feedbackURL, "doNotRecord": session.doNotRecord,
             ])
             builder.link(index, "conference", to: conference, inverse: "sessions")
             if let day = days[session.dayIndex] { builder.link(index, "day", to: day, inverse: "sessions") }
             if let name = session.roomName {
-                let room = rooms[name] ?? builder.add("Room", ["name": name])
+                let room = rooms[name] ?? builder.add("Room", ["name": name, "position": rooms.count])
                 rooms[name] = room
                 builder.link(index, "room", to: room, inverse: "sessions")
             }
@@ -97,7 +98,17 @@ struct ScheduleRecords {
                 builder.records[speaker]["sessions"] = list
             }
             if !speakerIDs.isEmpty { builder.records[index]["persons"] = speakerIDs }
+            for info in session.links {
+                let link = builder.add("Link", ["title": info.title, "url": info.url])
+                builder.link(link, "session", to: index, inverse: "links")
+            }
         }
         return builder.records
     }
+}
+
+extension SessionInfo {
+    /// The `guid` a schedule file store gives the session's object: its guid (a repeat run's carries its start), else
+    /// its identity's `kind:value` form. Favourites point at sessions by it.
+    public var storedGUID: String { guid ?? identity.description }
 }
