@@ -67,7 +67,8 @@ let package = Package(
         .testTarget(name: "SchedulesTests", dependencies: ["Schedules", "ObjectGraphTestSupport"]),
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
         .testTarget(name: "AlmanacDaemonTests",
-                    dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph"] + nio + lifecycle),
+                    dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
+                        + lifecycle),
         .testTarget(name: "almanacTests", dependencies: ["almanac", "almanacd", "AlmanacWire", "AlmanacDaemon"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],

@@ -27,7 +27,7 @@ struct ChangesRetentionTests {
             #expect(library.attach(file) == .attached)
             try Self.namelessCalendar(renaming: "Testing daemons, revisited").write(to: file)
             #expect(library.attach(file) == .replaced)
-            #expect(library.conferencesWithChanges == ["file:churn-\(index)"])
+            #expect(library.conferencesWithChanges == ["churn-\(index)"])
             try FileManager.default.removeItem(at: file)
             #expect(library.detach(file) == .detached)
         }

@@ -15,7 +15,10 @@ struct CoreFixture {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Data/schedules")
 
-    init(files: [String] = ["swift-server-days-2026.xml", "plumbing-camp-2026.json", "open-data-evening-2026.ics"])
+    /// A core on copies of the named sample files, plus `written` files (name: content), with `settings` as the
+    /// state folder's `almanacd.json` and `prepareState` run on the state folder before the core opens it.
+    init(files: [String] = ["swift-server-days-2026.xml", "plumbing-camp-2026.json", "open-data-evening-2026.ics"],
+         written: [String: String] = [:], settings: String? = nil, prepareState: (URL) throws -> Void = { _ in })
         throws
     {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("core-\(UUID().uuidString)")
@@ -25,8 +28,16 @@ struct CoreFixture {
             try FileManager.default.copyItem(at: Self.samples.appendingPathComponent(file),
                                              to: inbox.appendingPathComponent(file))
         }
-        let configuration = DaemonConfiguration(watchFolders: [inbox], stateFolder: root.appendingPathComponent("state"),
+        for (name, content) in written.sorted(by: { $0.key < $1.key }) {
+            try Data(content.utf8).write(to: inbox.appendingPathComponent(name))
+        }
+        let state = root.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        if let settings { try Data(settings.utf8).write(to: state.appendingPathComponent("almanacd.json")) }
+        try prepareState(state)
+        var configuration = DaemonConfiguration(watchFolders: [inbox], stateFolder: state,
                                                 socketPath: root.appendingPathComponent("s.sock").path)
+        try configuration.loadConfigurationFile()
         core = try DaemonCore(configuration: configuration)
         core.scanAll()
     }

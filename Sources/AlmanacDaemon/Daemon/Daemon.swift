@@ -28,6 +28,12 @@ public enum Daemon {
             }
         }
         for (url, outcome) in core.scanAll() { watcher.report(url, outcome) }
+        do {
+            let moved = try core.migrateConferenceNames()
+            if moved > 0 { logger.notice("moved \(moved) favourites, reminders and notes to today's conference names") }
+        } catch {
+            logger.error("could not move favourites to today's conference names (will try at the next start): \(error)")
+        }
         core.library.coordinator.addSaveObserver { saved in
             func uris(_ ids: Set<ManagedObjectID>) -> JSONValue {
                 .array(ids.sorted().map { .string($0.uriRepresentation().absoluteString) })

@@ -1,3 +1,4 @@
+import AlmanacWire
 import Foundation
 
 /// Everything the daemon needs to start, with the defaults `swift run almanacd` uses.
@@ -18,6 +19,8 @@ public struct DaemonConfiguration: Sendable {
     public var maximumFileSize = 64 * 1024 * 1024
     /// A group whose members may write (insert, update, delete) besides the daemon's own user and root.
     public var writerGroupID: UInt32?
+    /// Per-file reader settings (`files`): zone, conference name and day change by glob on the file name, in order.
+    public var fileSettings: [FileSettings] = []
 
     /// Creates a configuration.
     public init(watchFolders: [URL], stateFolder: URL, socketPath: String, modelURL: URL? = nil) {
@@ -73,7 +76,8 @@ public struct DaemonConfiguration: Sendable {
     public var configurationFile: URL { stateFolder.appendingPathComponent("almanacd.json") }
 
     /// Reads `almanacd.json`: `{"routing": {"Entity": "store-file"}, "readOnlyInbox": bool,
-    /// "maximumFileSize": bytes, "writerGroup": gid}`. A missing file changes nothing.
+    /// "maximumFileSize": bytes, "writerGroup": gid, "files": {"glob": {"timeZone", "acronym", "dayChange"}}}`.
+    /// A missing file changes nothing; a file without `files` clears the per-file settings.
     ///
     /// - Throws: a message naming the problem when the file exists but is not valid.
     public mutating func loadConfigurationFile() throws {
@@ -91,6 +95,13 @@ public struct DaemonConfiguration: Sendable {
         if let value = object["readOnlyInbox"] as? Bool { readOnlyInbox = value }
         if let value = object["maximumFileSize"] as? Int, value > 0 { maximumFileSize = value }
         if let value = object["writerGroup"] as? Int, value >= 0 { writerGroupID = UInt32(value) }
+        // Parsed again for `files` with the wire's parser, which keeps the order of members: the first glob wins.
+        let ordered = try? JSONValue(parsing: [UInt8](data), maxDepth: 16)
+        if case .object(let members)? = ordered, let files = members["files"] {
+            fileSettings = try FileSettings.list(from: files, file: configurationFile.path)
+        } else {
+            fileSettings = []
+        }
     }
 }
 

@@ -48,11 +48,14 @@ public final class DaemonCore: Sendable {
         }
         library = ScheduleLibrary(coordinator: coordinator, configuration: ScheduleLibrary.Configuration(
             folders: configuration.watchFolders, readOnlyInbox: configuration.readOnlyInbox,
-            maximumFileSize: configuration.maximumFileSize))
+            maximumFileSize: configuration.maximumFileSize, fileSettings: configuration.fileSettings))
         engine = QueryEngine(library: library, personalStore: personalStore, routingRules: configuration.routingRules,
                              version: Self.version)
-        try recordRun()
+        runID = try Self.recordRun(coordinator: coordinator, in: personalStore)
     }
+
+    /// This start's `Run`.
+    private let runID: ManagedObjectID
 
     /// The model from `--model`, or the compiled-in schedule model.
     static func loadModel(_ url: URL?) throws -> ManagedObjectModel {
@@ -65,12 +68,58 @@ public final class DaemonCore: Sendable {
     }
 
     /// Records this start as a `Run` in the personal store.
-    private func recordRun() throws {
-        let context = ManagedObjectContext(coordinator: library.coordinator)
+    private static func recordRun(coordinator: PersistentStoreCoordinator, in store: PersistentStore) throws
+        -> ManagedObjectID
+    {
+        let context = ManagedObjectContext(coordinator: coordinator)
         let run = context.insertNewObject(forEntityName: "Run")
         run.setValue(Int(ProcessInfo.processInfo.processIdentifier), forKey: "processID")
-        try context.assign(run, to: personalStore)
+        try context.assign(run, to: store)
         try context.save()
+        return run.objectID
+    }
+
+    /// The `Run` note that records the one-time move of personal objects to today's conference names.
+    static let conferenceNamesMigration = "migrated personal objects to conference names (issue 23)"
+
+    /// Moves favourites, reminders and notes made under the conference names of earlier versions (`calendar:NAME`,
+    /// `file:STEM`, or an acronym a per-file setting now replaces) to the conferences' names, once: this start's
+    /// `Run` records it, and later starts do nothing. Call after the first scan, so that the served conferences say
+    /// what their old names were; an old name no served file answers to becomes the slug of its value.
+    ///
+    /// - Returns: How many objects were changed (0 when an earlier start did it).
+    @discardableResult
+    public func migrateConferenceNames() throws -> Int {
+        let context = ManagedObjectContext(coordinator: library.coordinator)
+        let done = FetchRequest(entityName: "Run")
+        done.predicate = ObjectPredicate.comparison(
+            .keyPath("note"), .equalTo, .constant(.string(Self.conferenceNamesMigration)))
+        guard try context.count(for: done) == 0 else { return 0 }
+        var renamed: [String: String] = [:]
+        for entry in library.entriesByPath {
+            guard let conference = entry.document?.conference else { continue }
+            renamed[conference.acronym ?? conference.identity.description] = conference.name
+            renamed[conference.identity.description] = conference.name
+        }
+        var changed = 0
+        for entity in ["Favorite", "Reminder", "Note"] {
+            let request = FetchRequest(entityName: entity)
+            request.affectedStores = [personalStore]
+            for object in try context.fetch(request) {
+                guard let old = object.value(forKey: "conferenceAcronym") as? String else { continue }
+                var new = renamed[old]
+                if new == nil, let colon = old.firstIndex(of: ":"), ["calendar", "file"].contains(old[..<colon]) {
+                    new = ConferenceIdentity.slug(String(old[old.index(after: colon)...]))
+                }
+                guard let new, new != old else { continue }
+                object.setValue(new, forKey: "conferenceAcronym")
+                changed += 1
+            }
+        }
+        let run = try context.existingObject(with: runID)
+        run.setValue(Self.conferenceNamesMigration, forKey: "note")
+        try context.save()
+        return changed
     }
 
     /// Attaches every file of every watched folder; returns the outcomes.

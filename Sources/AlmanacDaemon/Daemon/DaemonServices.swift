@@ -41,9 +41,11 @@ struct WatcherService: Service {
         switch outcome {
         case .attached:
             logger.info("attached \(url.lastPathComponent)")
+            logReading(url)
             events.publish(WireEvent(kind: .storeAttached, fields: fields))
         case .replaced:
             logger.info("replaced \(url.lastPathComponent) with its new version")
+            logReading(url)
             events.publish(WireEvent(kind: .storeReplaced, fields: fields))
         case .detached:
             logger.info("detached \(url.lastPathComponent)")
@@ -54,6 +56,24 @@ struct WatcherService: Service {
             events.publish(WireEvent(kind: .storeFailed, fields: fields))
         case .ignored:
             break
+        }
+    }
+}
+
+extension WatcherService {
+    /// Logs what the reader tolerated or repaired in a file (each dropped, merged or renamed record with its line),
+    /// an assumed zone, unusable per-file settings, and a release set aside for a newer one.
+    func logReading(_ url: URL) {
+        let name = url.lastPathComponent
+        for warning in core.library.warnings(for: url) { logger.warning("\(name): \(warning)") }
+        guard let entry = core.library.entry(for: url) else { return }
+        if let zone = entry.timeZone, let source = entry.timeZoneSource {
+            logger.info("\(name): conference \(entry.conference ?? "?") in \(zone) (\(source.rawValue))")
+        }
+        if let error = entry.settingsError { logger.error("\(name): \(error); the file keeps its earlier reading") }
+        if let newer = entry.shadowedBy {
+            let conference = entry.conference ?? "it"
+            logger.notice("\(name): \(newer.lastPathComponent) holds a newer release of \(conference); not served")
         }
     }
 }
@@ -72,7 +92,10 @@ struct ReloadService: Service {
                 do {
                     try configuration.loadConfigurationFile()
                     watcher.core.engine.updateRoutingRules(configuration.routingRules)
-                    watcher.logger.info("SIGHUP: routing rules reloaded, rescanning")
+                    watcher.logger.info("SIGHUP: routing rules and per-file settings reloaded, rescanning")
+                    for (url, outcome) in watcher.core.library.updateFileSettings(configuration.fileSettings) {
+                        watcher.report(url, outcome)
+                    }
                 } catch {
                     watcher.logger.error("SIGHUP: keeping the previous configuration: \(error)")
                 }

@@ -120,6 +120,9 @@ public final class QueryEngine: Sendable {
             if !template.sort.isEmpty { request.sortKeys = template.sort.map(sortKey) }
             if let limit = template.limit { request.fetchLimit = try nonNegative(limit, "limit") }
             if let offset = template.offset { request.fetchOffset = try nonNegative(offset, "offset") }
+            if template.name == "SearchSessions", let text = variables["TEXT"] as? String {
+                return try reply(key, request) { try searchResponse(request, text: text, properties: template.properties) }
+            }
             return try reply(key, request) { try fetchResponse(request, properties: template.properties) }
         case .get(let get):
             let context = ManagedObjectContext(coordinator: coordinator)
@@ -263,6 +266,30 @@ public final class QueryEngine: Sendable {
         return ["objects": .array(objects), "total": .int(Int64(total))]
     }
 
+    /// `SearchSessions`: sessions whose title matches come first, then the others (each group in the request's
+    /// order); `limit` and `offset` apply to the whole list, `total` counts both groups.
+    private func searchResponse(_ request: FetchRequest, text: String, properties: [String]?) throws -> JSONObject {
+        guard let predicate = request.predicate else { return try fetchResponse(request, properties: properties) }
+        let inTitle = ObjectPredicate.comparison(
+            .keyPath("title"), .contains, .constant(.string(text)), options: [.caseInsensitive, .diacriticInsensitive])
+        let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        var objects: [JSONValue] = []
+        var total = 0
+        for part in [inTitle, .not(inTitle)] {
+            let group = FetchRequest(entityName: request.entityName)
+            group.predicate = .and([part, predicate])
+            group.sortKeys = request.sortKeys
+            group.includesSubentities = request.includesSubentities
+            group.affectedStores = request.affectedStores
+            let reply = try fetchResponse(group, properties: properties)
+            objects += reply["objects"]?.arrayValue ?? []
+            total += Int(reply["total"]?.intValue ?? 0)
+        }
+        let from = min(offset, objects.count)
+        let to = limit == 0 ? objects.count : min(objects.count, from + limit)
+        return ["objects": .array(Array(objects[from..<to])), "total": .int(Int64(total))]
+    }
+
     private func existing(_ uri: String, in context: ManagedObjectContext) throws -> ManagedObject {
         guard let url = URL(string: uri), let id = coordinator.managedObjectID(forURIRepresentation: url),
             !id.isTemporaryID
@@ -333,27 +360,30 @@ public final class QueryEngine: Sendable {
 
     private func storeList() -> [JSONValue] {
         var list: [JSONValue] = [.object(storeInfo(store: personalStore, file: personalStore.url?.path ?? "",
-                                                   loadedAt: nil, error: nil))]
+                                                   loadedAt: nil, error: nil).json)]
         for entry in library.entriesByPath {
-            list.append(.object(storeInfo(store: entry.store, file: entry.url.path, loadedAt: entry.loadedAt,
-                                          error: entry.error, type: entry.type, readOnly: entry.isReadOnly)))
+            var info = storeInfo(store: entry.store, file: entry.url.path, loadedAt: entry.loadedAt,
+                                 error: entry.error, type: entry.type, readOnly: entry.isReadOnly)
+            info.conference = entry.conference
+            info.conferenceTitle = entry.conferenceTitle
+            info.timeZone = entry.timeZone
+            info.timeZoneSource = entry.timeZoneSource?.rawValue
+            info.warnings = WireResponse.StoreWarnings(count: entry.warningCount, messages: entry.warnings)
+            info.shadowedBy = entry.shadowedBy?.path
+            info.settingsError = entry.settingsError
+            if entry.shadowedBy != nil { info.status = .shadowed }
+            list.append(.object(info.json))
         }
         return list
     }
 
     private func storeInfo(store: PersistentStore?, file: String, loadedAt: Date?, error: String?,
-                           type: PersistentStoreType? = nil, readOnly: Bool? = nil) -> JSONObject {
-        var info: JSONObject = [
-            "id": store.map { .string($0.identifier) } ?? .null, "file": .string(file),
-            "type": (store?.type ?? type).map { .string($0.rawValue) } ?? .null,
-            "configuration": store?.configurationName.map { .string($0) } ?? .null,
-            "readOnly": .bool(store?.isReadOnly ?? readOnly ?? true),
-            "objects": .int(Int64(store.map(objectCount(in:)) ?? 0)),
-            "loadedAt": loadedAt.map { .string(WireDate.string(from: $0)) } ?? .null,
-            "error": error.map { .string($0) } ?? .null,
-        ]
-        if store == nil { info["objects"] = .int(0) }
-        return info
+                           type: PersistentStoreType? = nil, readOnly: Bool? = nil) -> WireResponse.StoreInfo {
+        WireResponse.StoreInfo(
+            id: store?.identifier ?? "", file: file, type: (store?.type ?? type)?.rawValue ?? "",
+            configuration: store?.configurationName, isReadOnly: store?.isReadOnly ?? readOnly ?? true,
+            objects: store.map(objectCount(in:)) ?? 0, loadedAt: loadedAt, error: error,
+            status: store == nil ? .failed : (error == nil ? .serving : .stale))
     }
 
     func objectCount() -> Int {
@@ -382,21 +412,34 @@ public final class QueryEngine: Sendable {
     // MARK: Changes
 
     private func changesResponse(conference: String?) throws -> JSONObject {
-        let acronyms = conference.map { [$0] } ?? library.conferencesWithChanges
-        if let conference, library.changes(forConference: conference) == nil {
-            throw WireError(code: .notFound,
-                            message: "No earlier release of '\(conference)' is known; changes appear when a newer "
-                                + "file replaces an attached one.")
+        var names = library.conferencesWithChanges
+        if let conference {
+            let name = try conferenceName(matching: conference)
+            guard library.changes(forConference: name) != nil else {
+                throw WireError(code: .notFound,
+                                message: "No earlier release of '\(name)' is known; changes appear when a newer "
+                                    + "file replaces an attached one.")
+            }
+            names = [name]
         }
         var added: [JSONValue] = [], cancelled: [JSONValue] = [], moved: [JSONValue] = [], changed: [JSONValue] = []
-        for acronym in acronyms {
-            guard let diff = library.changes(forConference: acronym) else { continue }
-            added += diff.added.map { entry($0, acronym, previous: [:]) }
+        for name in names {
+            guard let release = library.releaseChanges(forConference: name) else { continue }
+            let diff = release.changes
+            added += diff.added.map { entry($0, name, previous: [:]) }
             cancelled += diff.cancelled.map { item in
-                entry(item.session, acronym, previous: ["status": .string(item.reason.rawValue)])
+                var previous: JSONObject = ["status": .string(item.reason.rawValue)]
+                if item.reason == .removed {
+                    // Its old values: the session is in no schedule any more.
+                    previous["title"] = .string(item.session.title)
+                    previous["start"] = .string(WireDate.string(from: item.session.start))
+                    previous["room"] = item.session.roomName.map { .string($0) } ?? .null
+                }
+                return entry(item.session, name, previous: previous,
+                             formerURI: release.removedURIs[item.session.storedGUID])
             }
             moved += diff.moved.map { move in
-                entry(move.new, acronym, previous: [
+                entry(move.new, name, previous: [
                     "start": .string(WireDate.string(from: move.oldStart)),
                     "room": move.oldRoom.map { .string($0) } ?? .null,
                 ])
@@ -411,31 +454,67 @@ public final class QueryEngine: Sendable {
                     default: previous["\(field)"] = .string("changed")
                     }
                 }
-                return entry(edit.new, acronym, previous: previous)
+                return entry(edit.new, name, previous: previous)
             }
         }
-        return ["conference": conference.map { .string($0) } ?? .null, "added": .array(added),
+        return ["conference": conference.map { _ in .string(names.first ?? "") } ?? .null, "added": .array(added),
                 "cancelled": .array(cancelled), "moved": .array(moved), "changed": .array(changed)]
+    }
+
+    /// The name of the served conference a user's text names: its name (acronym), title or file name, compared
+    /// case-insensitively (a file name with or without its extension).
+    ///
+    /// - Throws: `unknown_conference` listing the served names when none matches.
+    func conferenceName(matching text: String) throws -> String {
+        let request = FetchRequest(entityName: "Conference")
+        let conferences = try ManagedObjectContext(coordinator: coordinator).fetchRecords(request)
+        var names: [String] = []
+        let wanted = text.trimmingCharacters(in: .whitespaces)
+        func same(_ value: String?) -> Bool {
+            guard let value else { return false }
+            return value.caseInsensitiveCompare(wanted) == .orderedSame
+        }
+        for record in conferences {
+            guard let name = record["acronym"] as? String else { continue }
+            names.append(name)
+            let source = record["source"] as? String
+            let stem = source.map { ConferenceIdentity.fileStem(of: $0) }
+            if same(name) || same(record["title"] as? String) || same(source) || same(stem) { return name }
+        }
+        // A file the library knows by its path's name, even when its conference is named otherwise.
+        for entry in library.entriesByPath where entry.isServing {
+            if same(entry.url.lastPathComponent) || same(entry.url.deletingPathExtension().lastPathComponent),
+                let name = entry.conference
+            {
+                return name
+            }
+        }
+        throw WireError.unknownConference(wanted, known: Array(Set(names)).sorted())
     }
 
     /// A change entry: the session as a wire object (with its live URI when the new release holds it) and what it
     /// was before.
-    private func entry(_ session: SessionInfo, _ acronym: String, previous: JSONObject) -> JSONValue {
-        let guid = session.guid ?? session.identity.description
+    private func entry(_ session: SessionInfo, _ acronym: String, previous: JSONObject, formerURI: String? = nil)
+        -> JSONValue
+    {
+        let guid = session.storedGUID
         var values = sessionJSON(session, acronym)
         values["guid"] = .string(guid)
         let request = FetchRequest(entityName: "Session")
         request.predicate = ObjectPredicate.comparison(.keyPath("guid"), .equalTo, .constant(.string(guid)))
         request.fetchLimit = 1
         let live = try? ManagedObjectContext(coordinator: coordinator).fetch(request).first
-        var object = WireObject(uri: live?.objectID.uriRepresentation().absoluteString ?? "", entity: "Session",
-                                store: live?.objectID.storeIdentifier ?? "", values: values).json
+        // A removed session has no live object: it keeps the URI it had (its store was the replaced one).
+        let uri = live?.objectID.uriRepresentation().absoluteString ?? formerURI
+            ?? "x-almanac://\(acronym)/Session/\(guid)"
+        let store = live?.objectID.storeIdentifier ?? URL(string: uri)?.host ?? ""
+        var object = WireObject(uri: uri, entity: "Session", store: store, values: values).json
         object["previous"] = .object(previous)
         return .object(object)
     }
 
     private func sessionJSON(_ session: SessionInfo, _ acronym: String) -> JSONObject {
-        ["conference.acronym": .string(acronym), "guid": .string(session.guid ?? session.identity.description),
+        ["conference.acronym": .string(acronym), "guid": .string(session.storedGUID),
          "title": .string(session.title), "start": .string(WireDate.string(from: session.start)),
          "end": .string(WireDate.string(from: session.end)), "room.name": session.roomName.map { .string($0) } ?? .null,
          "status": .string(session.status == .cancelled ? "cancelled" : "confirmed")]

@@ -29,8 +29,29 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         public var loadedAt: Date?
         /// The error of the last attempt, if it failed.
         public var error: String?
-        /// The conference acronym, for schedule files that name one.
+        /// The conference's name (acronym, else a slug of its title or file name), for schedule files.
         public var conference: String?
+        /// The conference's title, for schedule files.
+        public var conferenceTitle: String?
+        /// The conference zone and where it came from, for schedule files.
+        public var timeZone: String?
+        public var timeZoneSource: TimeZoneSource?
+        /// How many warnings the reader recorded, and the first ten.
+        public var warningCount = 0
+        public var warnings: [String] = []
+        /// The file holding a newer release of the same conference: this store is loaded but not attached.
+        public var shadowedBy: URL?
+        /// Why the per-file settings matching the file were not used (it keeps its earlier reading).
+        public var settingsError: String?
+        /// The per-file settings the attached store was read with.
+        var appliedSettings: FileSettings?
+        /// The file's version when its store was read.
+        var fileVersion: FileVersion?
+
+        /// The schedule document the store was read from, for schedule files.
+        var document: ScheduleDocument? { (store as? ScheduleFileStore)?.document }
+        /// Whether the store answers queries (attached, not shadowed).
+        public var isServing: Bool { store != nil && shadowedBy == nil }
     }
 
     /// What happened to a file.
@@ -46,12 +67,16 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         public var readOnlyInbox = false
         /// The largest file attached, in bytes.
         public var maximumFileSize = 64 * 1024 * 1024
+        /// The per-file reader settings at start (``ScheduleLibrary/updateFileSettings(_:)`` changes them).
+        public var fileSettings: [FileSettings] = []
 
         /// Creates settings.
-        public init(folders: [URL], readOnlyInbox: Bool = false, maximumFileSize: Int = 64 * 1024 * 1024) {
+        public init(folders: [URL], readOnlyInbox: Bool = false, maximumFileSize: Int = 64 * 1024 * 1024,
+                    fileSettings: [FileSettings] = []) {
             self.folders = folders
             self.readOnlyInbox = readOnlyInbox
             self.maximumFileSize = maximumFileSize
+            self.fileSettings = fileSettings
         }
     }
 
@@ -62,8 +87,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// watcher, a SIGHUP rescan and a request that sets a store aside may ask at once). Recursive: a rescan attaches.
     private let operations = NSRecursiveLock()
     private var entries: [String: Entry] = [:]
-    /// The latest release's changes by conference (``changesKey(_:)``), for conferences an attached file serves.
-    private var changes: [String: ScheduleChanges] = [:]
+    /// The latest release's changes by conference name, for conferences an attached file serves.
+    private var changes: [String: ReleaseChanges] = [:]
+    /// The per-file reader settings, in order (the first matching glob wins).
+    private var fileSettings: [FileSettings]
     /// The version of each file whose last attempt failed, by path.
     private var failedVersions: [String: FileVersion] = [:]
     /// The version each attached store was read from, by path.
@@ -74,6 +101,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public init(coordinator: PersistentStoreCoordinator, configuration: Configuration) {
         self.coordinator = coordinator
         self.configuration = configuration
+        self.fileSettings = configuration.fileSettings
         ScheduleFileStore.registerTypes()
     }
 
@@ -93,10 +121,20 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         lock.withLock { entries.values.first { $0.store?.identifier == identifier } }
     }
 
-    /// What changed in a conference's latest release, by acronym (case-insensitive); `nil` if no release replaced
+    /// What changed in a conference's latest release, by name (case-insensitive); `nil` if no release replaced
     /// another since the daemon started, or no attached file serves the conference any more.
-    public func changes(forConference acronym: String) -> ScheduleChanges? {
-        lock.withLock { changes.first { $0.key.caseInsensitiveCompare(acronym) == .orderedSame }?.value }
+    public func changes(forConference name: String) -> ScheduleChanges? {
+        releaseChanges(forConference: name)?.changes
+    }
+
+    /// The changes of a conference's latest release with the URIs its removed sessions had.
+    func releaseChanges(forConference name: String) -> ReleaseChanges? {
+        lock.withLock { changes.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value }
+    }
+
+    /// Every warning the reader recorded for the file's attached (or shadowed) store.
+    public func warnings(for url: URL) -> [String] {
+        entry(for: url)?.document?.warnings ?? []
     }
 
     /// The acronyms of conferences with a known previous release.
@@ -121,45 +159,86 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         let url = url.standardizedFileURL
         guard filter.accepts(url.lastPathComponent) else { return .ignored }
         let version = FileVersion(url)
-        let (previous, failedVersion, attachedVersion) = lock.withLock {
-            (entries[url.path], failedVersions[url.path], attachedVersions[url.path])
+        let (previous, failedVersion, attachedVersion, rules) = lock.withLock {
+            (entries[url.path], failedVersions[url.path], attachedVersions[url.path], fileSettings)
         }
         if isWatcherEvent {
             if let version, version == failedVersion || version == attachedVersion { return .ignored }
             if version == nil, previous == nil, Self.isMissing(url) { return .ignored }
         }
+        // Settings that cannot be used leave the file with the ones it was last read with.
+        let matched = rules.first(matching: url)
+        let settings = matched?.error == nil ? matched : previous?.appliedSettings
         do {
             let type = try checkFile(url)
-            let readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
-            var options: PersistentStoreOptions = [.readOnly: readOnly]
+            var readOnly = StoreSniffer.isForeignFormat(type) || configuration.readOnlyInbox
+            var options: PersistentStoreOptions = [:]
+            if StoreSniffer.isForeignFormat(type) {
+                var reader = ScheduleFileStore.configuration
+                if let custom = settings?.readerConfiguration {
+                    reader.timeZone = custom.timeZone
+                    reader.acronym = custom.acronym
+                    reader.dayChange = custom.dayChange
+                }
+                options[.scheduleReaderConfiguration] = reader
+            }
             // A SQLite file dropped into the folder keeps a rollback journal: no -wal/-shm files appear beside it.
             if type == .sqlite { options[.sqliteUsesRollbackJournal] = true }
+            if !StoreSniffer.isForeignFormat(type), isEarlierScheduleModel(type: type, at: url, options: options) {
+                // Written by an earlier version of the schedule model: served as it is, read-only (never migrated
+                // in place: the file is the user's), with the attributes it lacks read as nil.
+                options[.ignoresModelVersion] = true
+                readOnly = true
+            }
+            options[.readOnly] = readOnly
             let store = try coordinator.loadDetachedStore(type: type, configurationName: "Schedule", at: url,
                                                           options: options)
             let outcome: Outcome
             if let old = previous?.store {
-                try coordinator.replace(old, with: store)
+                if previous?.shadowedBy == nil {
+                    try coordinator.replace(old, with: store)
+                } else {
+                    old.didRemove()
+                }
                 recordChanges(old: old, new: store)
                 outcome = .replaced
             } else {
-                try coordinator.attach(store)
                 outcome = .attached
             }
-            let entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
+            let document = (store as? ScheduleFileStore)?.document
+            var entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
                               objectCount: (store as? AtomicStore)?.cacheNodeCount ?? 0, loadedAt: Date(), error: nil,
-                              conference: (store as? ScheduleFileStore)?.document?.conference.acronym)
+                              conference: document?.conference.name)
+            entry.conferenceTitle = document?.conference.title ?? document?.conference.calendarName
+            entry.timeZone = document?.conference.timeZone
+            entry.timeZoneSource = document?.conference.timeZoneSource
+            entry.warningCount = document?.warnings.count ?? 0
+            entry.warnings = Array((document?.warnings ?? []).prefix(10))
+            entry.settingsError = matched?.error
+            entry.appliedSettings = settings
+            entry.fileVersion = version
+            // Attached only when no newer release of the same conference is served (the shadowing pass decides).
+            entry.shadowedBy = previous?.store == nil ? nil : previous?.shadowedBy
+            if previous?.store == nil {
+                if let newer = newerRelease(than: entry) {
+                    entry.shadowedBy = newer
+                } else {
+                    try coordinator.attach(store)
+                }
+            }
             lock.withLock {
                 entries[url.path] = entry
                 failedVersions[url.path] = nil
                 attachedVersions[url.path] = version
-                if previous?.store != nil { forgetChangesOfConferencesNotServed() }
             }
+            resolveShadowing()
             return outcome
         } catch {
             let message = Self.describe(error)
             lock.withLock {
                 var entry = previous ?? Entry(url: url, type: nil, store: nil, isReadOnly: true, objectCount: 0)
                 entry.error = message
+                entry.settingsError = matched?.error
                 entries[url.path] = entry
                 failedVersions[url.path] = version
             }
@@ -167,7 +246,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         }
     }
 
-    /// Detaches a file's store; returns `.ignored` for an unknown file.
+    /// Detaches a file's store; returns `.ignored` for an unknown file. A release of the same conference that the
+    /// file shadowed is attached again.
     @discardableResult
     public func detach(_ url: URL) -> Outcome {
         operations.lock()
@@ -176,10 +256,12 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         guard let entry = lock.withLock({
             failedVersions[url.path] = nil
             attachedVersions[url.path] = nil
-            defer { forgetChangesOfConferencesNotServed() }
             return entries.removeValue(forKey: url.path)
         }) else { return .ignored }
-        if let store = entry.store { try? coordinator.remove(store) }
+        if let store = entry.store {
+            if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
+        }
+        resolveShadowing()
         return .detached
     }
 
@@ -196,16 +278,43 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         let url = url.standardizedFileURL
         let (known, attachedVersion) = lock.withLock { (entries[url.path], attachedVersions[url.path]) }
         guard var entry = known, let store = entry.store, FileVersion(url) != attachedVersion else { return false }
-        try? coordinator.remove(store)
+        if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
         entry.store = nil
+        entry.shadowedBy = nil
         entry.objectCount = 0
         entry.error = "the file changed under its attached store; waiting for its next version"
         lock.withLock {
             entries[url.path] = entry
             attachedVersions[url.path] = nil
-            forgetChangesOfConferencesNotServed()
         }
+        resolveShadowing()
         return true
+    }
+
+    /// Re-reads, with the new settings, every file whose matching per-file settings changed (SIGHUP). Settings that
+    /// cannot be used are reported on the files they match, which keep their earlier reading.
+    @discardableResult
+    public func updateFileSettings(_ settings: [FileSettings]) -> [(URL, Outcome)] {
+        operations.lock()
+        defer { operations.unlock() }
+        let known = lock.withLock {
+            fileSettings = settings
+            return entries.values.sorted { $0.url.path < $1.url.path }
+        }
+        var outcomes: [(URL, Outcome)] = []
+        for entry in known {
+            guard entry.type.map(StoreSniffer.isForeignFormat) ?? true else { continue }
+            let matched = settings.first(matching: entry.url)
+            if let error = matched?.error {
+                lock.withLock { entries[entry.url.path]?.settingsError = error }
+                continue
+            }
+            let unchanged = matched == entry.appliedSettings && entry.store != nil
+            lock.withLock { entries[entry.url.path]?.settingsError = nil }
+            if unchanged { continue }
+            outcomes.append((entry.url, attach(entry.url)))
+        }
+        return outcomes
     }
 
     /// Compares a folder with what is attached: attaches new files, detaches vanished ones. Returns each file's
@@ -263,32 +372,116 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         return type
     }
 
+    /// Whether a Core Data store file was written by an earlier version of the served model's `Schedule`
+    /// configuration: its entities are all in that configuration but their versions differ. A store of another model
+    /// altogether is not, and is refused as before.
+    private func isEarlierScheduleModel(type: PersistentStoreType, at url: URL, options: PersistentStoreOptions)
+        -> Bool
+    {
+        let model = coordinator.managedObjectModel
+        guard let metadata = try? PersistentStoreCoordinator.metadataForPersistentStore(
+            type: type, at: url, options: options.merging([.readOnly: true]) { $1 }, model: model),
+            !model.isConfiguration(withName: "Schedule", compatibleWithStoreMetadata: metadata),
+            let stored = metadata.modelVersionHashes, !stored.isEmpty
+        else { return false }
+        let schedule = Set((model.entities(forConfigurationName: "Schedule") ?? model.entities).map(\.name))
+        return Set(stored.keys).isSubset(of: schedule) && stored.keys.contains("Session")
+    }
+
     private func recordChanges(old: PersistentStore, new: PersistentStore) {
-        guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document
+        guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document,
+            before.conference.name.caseInsensitiveCompare(after.conference.name) == .orderedSame
         else { return }
         let diff = ScheduleChanges.between(old: before, new: after)
-        lock.withLock { changes[Self.changesKey(after)] = diff }
+        // The URIs the removed sessions had, so that `changes` can name them (their store is gone).
+        var uris: [String: String] = [:]
+        if !diff.cancelled.isEmpty, let atomic = old as? AtomicStore {
+            let removed = Set(diff.cancelled.filter { $0.reason == .removed }.map { $0.session.storedGUID })
+            for record in atomic.cacheNodes() where record.objectID.entityName == "Session" {
+                if let guid = record["guid"] as? String, removed.contains(guid) {
+                    uris[guid] = record.objectID.uriString
+                }
+            }
+        }
+        lock.withLock { changes[after.conference.name] = ReleaseChanges(changes: diff, removedURIs: uris) }
     }
 
-    /// The key of a document's conference in `changes`: its acronym, else its identity (`calendar:…` or, for a
-    /// conference with neither acronym nor calendar name, `file:` and the file's name).
-    private static func changesKey(_ document: ScheduleDocument) -> String {
-        document.conference.acronym ?? document.conference.identity.description
+    // MARK: Releases of one conference
+
+    /// The file holding a newer release of the entry's conference than the entry, among the files served now.
+    private func newerRelease(than entry: Entry) -> URL? {
+        guard entry.document != nil, let name = entry.conference?.lowercased() else { return nil }
+        return lock.withLock {
+            entries.values.first { other in
+                other.url != entry.url && other.isServing && other.conference?.lowercased() == name
+                    && other.document != nil && Self.isNewer(other, than: entry)
+            }?.url
+        }
     }
 
-    /// Drops the changes of conferences that no attached file serves any more (its file was deleted, or replaced by
+    /// Attaches the newest release of each conference held by schedule files and sets the others aside (loaded, not
+    /// queried, listed as shadowed by the file they yield to); records what changed when a newer release arrives.
+    /// Call with `operations` held.
+    private func resolveShadowing() {
+        let snapshot = lock.withLock { Array(entries.values) }
+        var groups: [String: [Entry]] = [:]
+        for entry in snapshot where entry.store != nil && entry.document != nil {
+            groups[entry.conference?.lowercased() ?? "", default: []].append(entry)
+        }
+        var changed: [(String, URL?)] = []
+        for (_, group) in groups {
+            let winner = group.max { Self.isNewer($1, than: $0) }!
+            let previousWinner = group.first { $0.shadowedBy == nil && $0.url != winner.url }
+            for entry in group {
+                let wanted: URL? = entry.url == winner.url ? nil : winner.url
+                guard wanted != entry.shadowedBy, let store = entry.store else { continue }
+                if wanted == nil {
+                    if (try? coordinator.attach(store)) != nil { changed.append((entry.url.path, nil)) }
+                } else {
+                    if entry.shadowedBy == nil { try? coordinator.remove(store) }
+                    changed.append((entry.url.path, wanted))
+                }
+            }
+            if let previousWinner, let old = previousWinner.store, let new = winner.store,
+                Self.isNewer(winner, than: previousWinner)
+            {
+                recordChanges(old: old, new: new)
+            }
+        }
+        lock.withLock {
+            for (path, shadowedBy) in changed { entries[path]?.shadowedBy = shadowedBy }
+            forgetChangesOfConferencesNotServed()
+        }
+    }
+
+    /// Whether `lhs` is a newer release than `rhs`: by `version` (numbers compared as numbers), else the release
+    /// date the file states, else the file's modification time, else the path (so the choice is stable).
+    static func isNewer(_ lhs: Entry, than rhs: Entry) -> Bool {
+        let left = lhs.document?.conference, right = rhs.document?.conference
+        if let a = left?.version, let b = right?.version {
+            let order = a.compare(b, options: [.numeric, .caseInsensitive])
+            if order != .orderedSame { return order == .orderedDescending }
+        }
+        if let a = left?.releaseDate, let b = right?.releaseDate, a != b { return a > b }
+        if let a = lhs.fileVersion?.modified, let b = rhs.fileVersion?.modified,
+            a.tv_sec != b.tv_sec || a.tv_nsec != b.tv_nsec
+        {
+            return (a.tv_sec, a.tv_nsec) > (b.tv_sec, b.tv_nsec)
+        }
+        return lhs.url.path < rhs.url.path
+    }
+
+    /// Drops the changes of conferences that no served file holds any more (its file was deleted, or replaced by
     /// another conference's schedule). Without this, a conference known by its file name left an entry, holding
     /// both releases' sessions, for every file replaced under churn. Call with `lock` held.
     private func forgetChangesOfConferencesNotServed() {
         guard !changes.isEmpty else { return }
-        let served = Set(entries.values.compactMap { entry in
-            (entry.store as? ScheduleFileStore)?.document.map(Self.changesKey)
-        })
+        let served = Set(entries.values.compactMap { entry in entry.isServing ? entry.document?.conference.name : nil })
         changes = changes.filter { served.contains($0.key) }
     }
 
     /// What identifies one version of a file without reading it.
-    struct FileVersion: Equatable {
+    struct FileVersion: Equatable, Sendable {
         var device: UInt64
         var inode: UInt64
         var size: Int64
@@ -330,6 +523,12 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         default: "\(error)"
         }
     }
+}
+
+/// What changed in a conference's latest release, with the URIs the removed sessions had (by stored guid).
+struct ReleaseChanges: Sendable {
+    var changes: ScheduleChanges
+    var removedURIs: [String: String]
 }
 
 /// A file the library refuses, with the reason.
