@@ -197,7 +197,7 @@ struct QueryEngineTests {
         let changes = try fixture.request("changes", ["conference": "ssd26"])
         #expect(changes["changed"]?.arrayValue?.count == 1)
         #expect(changes["added"]?.arrayValue?.isEmpty == true)
-        #expect(fixture.error("changes", ["conference": "nope"])?.code == .notFound)
+        #expect(fixture.error("changes", ["conference": "nope"])?.code == .unknownConference)
     }
 
     /// Four threads fetch while a fifth replaces the file ten times, alternating a release with 18 sessions and one

@@ -368,6 +368,18 @@ public final class QueryEngine: Sendable {
             info.conferenceTitle = entry.conferenceTitle
             info.timeZone = entry.timeZone
             info.timeZoneSource = entry.timeZoneSource?.rawValue
+            if entry.document == nil, entry.isServing, let store = entry.store, store.holds(entityNamed: "Conference") {
+                // A Core Data store: its first conference, as stored.
+                let request = FetchRequest(entityName: "Conference")
+                request.affectedStores = [store]
+                request.fetchLimit = 1
+                if let record = try? ManagedObjectContext(coordinator: coordinator).fetchRecords(request).first {
+                    info.conference = record["acronym"] as? String
+                    info.conferenceTitle = record["title"] as? String
+                    info.timeZone = record["timeZone"] as? String
+                    info.timeZoneSource = info.timeZone == nil ? nil : (record["timeZoneSource"] as? String ?? "file")
+                }
+            }
             info.warnings = WireResponse.StoreWarnings(count: entry.warningCount, messages: entry.warnings)
             info.shadowedBy = entry.shadowedBy?.path
             info.settingsError = entry.settingsError
