@@ -238,6 +238,79 @@ struct ScheduleTruthTests {
         #expect(try fixture.core.migrateConferenceNames() == 0)
     }
 
+    /// A wafer-style file (DebConf 23 in Kochi): the zone is named, but every time, the day windows and the day dates
+    /// are written in UTC, so `<day date>` is the UTC date of a window that starts at 03:00 local the next day.
+    static let utcWritten = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <schedule><version></version>
+          <conference><title>DebConf 23</title><acronym>debconf23</acronym><time_zone_name>Asia/Kolkata</time_zone_name></conference>
+          <day date="2023-09-09" start="2023-09-09T21:30:00+00:00" end="2023-09-10T21:29:59+00:00" index="1">
+            <room name="Elsewhere">
+              <event id="1" guid="b1"><date>2023-09-10T02:00:00+00:00</date><start>07:30</start><duration>01:00</duration><room>Elsewhere</room><title>Breakfast</title></event>
+              <event id="2" guid="d1"><date>2023-09-10T14:00:00+00:00</date><start>19:30</start><duration>01:30</duration><room>Elsewhere</room><title>Dinner</title></event>
+            </room>
+          </day>
+          <day date="2023-09-10" start="2023-09-10T21:30:00+00:00" end="2023-09-11T21:29:59+00:00" index="2">
+            <room name="Elsewhere">
+              <event id="3" guid="b2"><date>2023-09-11T02:00:00+00:00</date><start>07:30</start><duration>01:00</duration><room>Elsewhere</room><title>Breakfast</title></event>
+              <event id="4" guid="l2"><date>2023-09-11T19:00:00+00:00</date><start>00:30</start><duration>01:00</duration><room>Elsewhere</room><title>Late hacking</title></event>
+            </room>
+          </day>
+        </schedule>
+        """
+
+    /// A CCC-style day: it runs from 11:00 to 04:00 the next morning, as the file's `<day start end>` says.
+    static let congress = FrabSample.xml(
+        acronym: "c", zone: "Europe/Berlin", day: "2014-12-27",
+        dayWindow: ("2014-12-27T11:00:00+01:00", "2014-12-28T04:00:00+01:00"), events: [
+            .init(guid: "m", date: "2014-12-27T11:30:00+01:00", start: "11:30", title: "Morning"),
+            .init(guid: "n", date: "2014-12-28T01:30:00+01:00", start: "01:30", title: "Night"),
+        ])
+
+    @Test func sessionsOnDayFollowTheConferenceDays() throws {
+        let fixture = try CoreFixture(files: [], written: ["debconf.xml": Self.utcWritten, "congress.xml": Self.congress])
+        defer { fixture.remove() }
+        func titles(_ day: String, _ conference: String) throws -> [String] {
+            let reply = try fixture.request("template", ["name": "SessionsOnDay", "variables": ["DAY": .string(day)],
+                                                         "properties": ["title", "conference.acronym"]])
+            return (reply["objects"]?.arrayValue ?? [])
+                .filter { $0["values"]?["conference.acronym"]?.stringValue == conference }
+                .compactMap { $0["values"]?["title"]?.stringValue }
+        }
+        // The Kochi days are named by their local dates, and hold their own meals.
+        #expect(try titles("2023-09-10", "debconf23") == ["Breakfast", "Dinner"])
+        #expect(try titles("2023-09-11", "debconf23") == ["Breakfast", "Late hacking"])
+        #expect(try titles("2023-09-09", "debconf23") == [])
+        // The congress night belongs to the day it started on.
+        #expect(try titles("2014-12-27", "c") == ["Morning", "Night"])
+        #expect(try titles("2014-12-28", "c") == [])
+        let days = try fixture.request("fetch", ["entity": "Day", "sort": [["key": "start"]],
+                                                 "properties": ["date", "start", "end", "conference.acronym"]])
+        let kochi = TimeZone(identifier: "Asia/Kolkata")
+        let first = try #require(days["objects"]?.arrayValue?.first { $0["values"]?["date"]?.stringValue == "2023-09-10" })
+        let start = try #require(first["values"]?["start"]?.stringValue.flatMap(WireDate.date(from:)))
+        #expect(WireDate.string(from: start, in: kochi) == "2023-09-10T03:00:00+05:30")
+    }
+
+    @Test func repeatRunsAndDuplicatesAreKeptApartAndCountedAsWarnings() throws {
+        let file = FrabSample.xml(acronym: "w", zone: "Europe/Berlin", events: [
+            .init(guid: "ws", date: "2021-02-06T10:00:00+01:00", start: "10:00", title: "Workshop"),
+            .init(guid: "ws", date: "2021-02-06T15:00:00+01:00", start: "15:00", title: "Workshop"),
+            .init(guid: "ws", date: "2021-02-06T10:00:00+01:00", start: "10:00", title: "Workshop"),
+        ])
+        let fixture = try CoreFixture(files: [], written: ["w.xml": file])
+        defer { fixture.remove() }
+        let reply = try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]]])
+        let objects = reply["objects"]?.arrayValue ?? []
+        #expect(objects.count == 2)
+        let guids = objects.compactMap { $0["values"]?["guid"]?.stringValue }
+        #expect(Set(guids).count == 2 && guids.first == "ws")
+        let entry = try #require(try stores(fixture).first { $0.file.hasSuffix("w.xml") })
+        #expect(entry.warnings.count >= 2)
+        #expect(entry.warnings.messages.filter { $0.contains("line") }.count >= 2)
+        #expect(fixture.core.library.warnings(for: URL(fileURLWithPath: entry.file)).count == entry.warnings.count)
+    }
+
     @Test(arguments: ["sqlite", "binary", "xml"])
     func coreDataSchedulesOfTheEarlierModelAreServedReadOnly(_ kind: String) throws {
         let versionOne = CoreFixture.samples.deletingLastPathComponent()
