@@ -77,6 +77,9 @@ public struct FrabXMLReader: Sendable {
             }
             switch start.name {
             case "version": builder.version = try parser.readText()
+            case "base_url":
+                let text = try parser.readText()
+                if builder.baseURL == nil { builder.baseURL = text }
             case "conference": try readConference(&parser, into: &builder)
             case "day": try readDay(&parser, start: start, into: &builder)
             default: try parser.skipElement()
@@ -93,6 +96,9 @@ public struct FrabXMLReader: Sendable {
             switch start.name {
             case "acronym": builder.acronym = try parser.readText()
             case "title": builder.title = try parser.readText()
+            case "subtitle": builder.subtitle = try parser.readText()
+            case "url": builder.conferenceURL = try parser.readText()
+            case "base_url": builder.baseURL = try parser.readText()
             case "start": builder.conferenceStart = try parser.readText()
             case "end": builder.conferenceEnd = try parser.readText()
             case "day_change": builder.dayChange = try parser.readText()
@@ -118,7 +124,7 @@ public struct FrabXMLReader: Sendable {
             case .startElement(let start):
                 if start.name == "room" {
                     let name = start[attribute: "name"]
-                    if let name, !builder.declaredRooms.contains(name) { builder.declaredRooms.append(name) }
+                    builder.declareRoom(name, guid: start[attribute: "guid"])
                     roomStack.append(name)
                 } else if start.name == "event" {
                     let room = roomStack.last ?? nil
@@ -168,6 +174,10 @@ public struct FrabXMLReader: Sendable {
                 if raw.code == nil { raw.code = text }
             case "status", "state": raw.status = try parser.readText()
             case "persons": raw.persons = try readPersons(&parser)
+            case "links", "attachments": raw.links += try readLinks(&parser)
+            case "feedback_url": raw.feedbackURL = try parser.readText()
+            case "recording": raw.doNotRecord = try readRecordingOptOut(&parser) || raw.doNotRecord
+            case "do_not_record": raw.doNotRecord = FieldText.flag(try parser.readText()) || raw.doNotRecord
             default: try parser.skipElement()
             }
         }
@@ -188,10 +198,45 @@ public struct FrabXMLReader: Sendable {
             }
             let name = try parser.readText()
             guard let trimmed = FieldText.optional(name) else { continue }
-            let guid = FieldText.guid(start[attribute: "guid"]) ?? FieldText.optional(start[attribute: "id"])
-            persons.append(PersonInfo(name: trimmed, guid: guid))
+            persons.append(
+                PersonInfo(
+                    name: trimmed, guid: FieldText.guid(start[attribute: "guid"]),
+                    id: FieldText.optional(start[attribute: "id"])))
         }
         return persons
+    }
+
+    /// `<link href="…">title</link>` and `<attachment href="…">title</attachment>` children, in order; the address
+    /// is kept as written here (the builder resolves relative ones).
+    private static func readLinks(_ parser: inout XMLPullParser) throws -> [LinkInfo] {
+        var links: [LinkInfo] = []
+        while let next = try parser.next() {
+            guard case .startElement(let start) = next else {
+                if case .endElement = next { break }
+                continue
+            }
+            guard start.name == "link" || start.name == "attachment" else {
+                try parser.skipElement()
+                continue
+            }
+            let title = try parser.readText()
+            guard let url = FieldText.optional(start[attribute: "href"]) else { continue }
+            links.append(LinkInfo(title: FieldText.optional(title) ?? url, url: url))
+        }
+        return links
+    }
+
+    /// Whether `<recording>` holds `<optout>true</optout>`.
+    private static func readRecordingOptOut(_ parser: inout XMLPullParser) throws -> Bool {
+        var optOut = false
+        while let next = try parser.next() {
+            guard case .startElement(let start) = next else {
+                if case .endElement = next { break }
+                continue
+            }
+            if start.name == "optout" { optOut = FieldText.flag(try parser.readText()) } else { try parser.skipElement() }
+        }
+        return optOut
     }
 
     static func scheduleError(from error: XMLError, source: String) -> ScheduleError {
