@@ -25,10 +25,14 @@ import Testing
                     </event>
                   </room>
                   <room name="Saal 2"/>
+                  <room name="Unused"/>
                 </day>
                 <day index="2" date="2020-01-02">
-                  <room name="Saal 3"/>
+                  <room name="Saal 3">
+                    <event guid="e3" id="3"><start>09:00</start><duration>00:30</duration><title>Three</title></event>
+                  </room>
                   <room name="Saal 2">
+                    <event guid="e4" id="4"><start>11:00</start><duration>00:30</duration><title>Four</title></event>
                     <event guid="e2" id="2"><start>10:00</start><duration>00:30</duration><title>Two</title>
                       <room>Foyer</room><recording><optout>false</optout></recording>
                       <persons><person id="7" guid="p-seven">Ada L.</person><person id="8">Grace</person></persons>
@@ -63,8 +67,10 @@ import Testing
             {"schedule": {"version": "1", "base_url": "https://example.org/fahrplan/",
              "conference": {"acronym": "j", "title": "J", "subtitle": "Sub", "url": "https://example.org",
               "time_zone_name": "Europe/Berlin",
-              "rooms": [{"name": "Zeta", "guid": "room-z"}, {"name": "Alpha", "guid": "room-a"}],
-              "tracks": [{"name": "Hardware", "color": "#ff0000"}, {"name": "Ethics", "color": "#00ff00"}],
+              "rooms": [{"name": "Zeta", "guid": "room-z"}, {"name": "Alpha", "guid": "room-a"},
+                        {"name": "Unused", "guid": "room-u"}],
+              "tracks": [{"name": "Hardware", "color": "#ff0000"}, {"name": "Ethics", "color": "#00ff00"},
+                         {"name": "Unused", "color": "#0000ff"}],
               "days": [{"index": 1, "date": "2019-08-21", "rooms": {
                 "Meitner": [{"guid": "m1", "start": "11:00", "duration": "00:30", "title": "M", "track": "Ethics",
                    "room": "Meitner", "do_not_record": true, "feedback_url": "https://example.org/fb/m1",
@@ -74,7 +80,8 @@ import Testing
                                {"guid": "g-1", "id": 3, "public_name": "third"}]}],
                 "Alpha": [{"guid": "a1", "start": "12:00", "duration": "00:30", "title": "A",
                    "recording": {"optout": true}}],
-                "Curie": [{"guid": "c1", "start": "13:00", "duration": "00:30", "title": "C", "track": "Other"}]
+                "Curie": [{"guid": "c1", "start": "13:00", "duration": "00:30", "title": "C", "track": "Other"}],
+                "Zeta": [{"guid": "z1", "start": "14:00", "duration": "00:30", "title": "Z", "track": "Hardware"}]
               }}]}}}
             """
         let document = try FrabJSONReader().read(json.utf8Data, source: "t.json")

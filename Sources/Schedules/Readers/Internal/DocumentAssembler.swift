@@ -31,6 +31,9 @@ struct DocumentAssembler {
     private var roomGuids: [String: String] = [:]
     private var trackNames: [String] = []
     private var trackSet: Set<String> = []
+    /// Rooms and tracks some kept session uses: only those are listed.
+    private var usedRooms: Set<String> = []
+    private var usedTracks: Set<String> = []
     private var trackColors: [String: String] = [:]
     private var persons: [PersonInfo] = []
     private var personKeys: Set<String> = []
@@ -46,15 +49,16 @@ struct DocumentAssembler {
         if let line { warnings.append("line \(line): \(message)") } else { warnings.append(message) }
     }
 
-    /// Declares a room even if no session uses it (frab `<room name>` elements, JSON `rooms`): rooms keep the order
-    /// in which they are first declared or used. A guid fills in the room's guid if it has none yet.
+    /// Declares a room (frab `<room name>` elements, JSON `rooms`): rooms keep the order in which they are first
+    /// declared or used, and only rooms some session uses are listed. A guid fills in the room's guid if it has none.
     mutating func noteRoom(_ name: String?, guid: String? = nil) {
         guard let name = FieldText.optional(name) else { return }
         if roomGuids[name] == nil, let guid = FieldText.guid(guid) { roomGuids[name] = guid }
         if roomSet.insert(name).inserted { roomNames.append(name) }
     }
 
-    /// Declares a track (JSON `tracks`) or gives a used one its colour: the first colour given wins.
+    /// Declares a track (JSON `tracks`) or gives a used one its colour: the first colour given wins. As for rooms,
+    /// only tracks some session uses are listed, in the order first declared or used.
     mutating func noteTrack(_ name: String?, color: String? = nil) {
         guard let name = FieldText.optional(name) else { return }
         if trackColors[name] == nil, let color = FieldText.optional(color) { trackColors[name] = color }
@@ -123,6 +127,8 @@ struct DocumentAssembler {
         keptIdentities.insert(session.identity)
         noteRoom(session.roomName)
         noteTrack(session.trackName)
+        if let room = FieldText.optional(session.roomName) { usedRooms.insert(room) }
+        if let track = FieldText.optional(session.trackName) { usedTracks.insert(track) }
         for person in session.persons {
             let key = person.guid.map { "guid:" + $0 } ?? person.id.map { "id:" + $0 } ?? "name:" + person.name
             if personKeys.insert(key).inserted { persons.append(person) }
@@ -137,8 +143,10 @@ struct DocumentAssembler {
         ScheduleDocument(
             conference: conference,
             days: days,
-            rooms: roomNames.enumerated().map { RoomInfo(name: $1, guid: roomGuids[$1], position: $0) },
-            tracks: trackNames.map { TrackInfo(name: $0, color: trackColors[$0]) },
+            rooms: roomNames.filter(usedRooms.contains).enumerated().map {
+                RoomInfo(name: $1, guid: roomGuids[$1], position: $0)
+            },
+            tracks: trackNames.filter(usedTracks.contains).map { TrackInfo(name: $0, color: trackColors[$0]) },
             persons: persons,
             sessions: sessions,
             format: format,
