@@ -45,8 +45,12 @@ struct RealScheduleTruthTests {
         #expect(wallClock(welcome.start, in: document) == "2021-02-06T09:00:00+01:00")
         #expect(welcome.dayIndex == 1)
         #expect(welcome.links.count == 3)
-        #expect(welcome.links.last == LinkInfo(title: "Submit feedback", url: "https://submission.fosdem.org/feedback/11795.php"))
-        #expect(document.sessions.filter { $0.dayIndex == 1 }.count + document.sessions.filter { $0.dayIndex == 2 }.count == 773)
+        #expect(
+            welcome.links.last
+                == LinkInfo(title: "Submit feedback", url: "https://submission.fosdem.org/feedback/11795.php"))
+        #expect(
+            document.sessions.filter { $0.dayIndex == 1 }.count + document.sessions.filter { $0.dayIndex == 2 }.count
+                == 773)
         // 108 rooms are declared; D.graph and S.radio hold no event (Giggity lists 106 too).
         #expect(document.rooms.count == 106)
         #expect(document.rooms.first?.name == "K.fosdem")
@@ -82,7 +86,10 @@ struct RealScheduleTruthTests {
         #expect(document.conference.releaseDate == instant("2020-01-14T19:13:25Z"))
         let welcome = try #require(document.sessions.first { $0.uid == "94@lca2020.linux.org.au" })
         #expect(wallClock(welcome.start, in: document) == "2020-01-15T09:00:00+10:00")
-        #expect(welcome.links == [LinkInfo(title: welcome.url ?? "", url: "http://lca2020.linux.org.au/schedule/presentation/221/")])
+        #expect(
+            welcome.links == [
+                LinkInfo(title: welcome.url ?? "", url: "http://lca2020.linux.org.au/schedule/presentation/221/")
+            ])
         #expect(document.days.count == 6)
         #expect(document.days.first?.date == "2020-01-12")
         #expect(document.days.last?.date == "2020-01-17")

@@ -20,9 +20,10 @@ import Testing
         #expect(document.sessions.map(\.title) == ["Workshop", "Workshop (again)"])
         #expect(document.sessions.map(\.guid) == ["G1", "G1@20200101T140000Z"])
         #expect(Set(document.sessions.map(\.identity)).count == 2)
-        #expect(document.sessions.map { wallClock($0.start, in: document) } == [
-            "2020-01-01T10:00:00+01:00", "2020-01-01T15:00:00+01:00",
-        ])
+        #expect(
+            document.sessions.map { wallClock($0.start, in: document) } == [
+                "2020-01-01T10:00:00+01:00", "2020-01-01T15:00:00+01:00",
+            ])
         let second = try #require(line(of: "Workshop (again)", in: Self.workshop))
         #expect(
             document.warnings.contains {

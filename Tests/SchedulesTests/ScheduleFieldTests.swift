@@ -118,7 +118,8 @@ import Testing
                 "COLOR:turquoise", "ATTACH;FMTTYPE=application/pdf;FILENAME=slides.pdf:https://example.org/a.pdf",
                 "ATTACH;ENCODING=BASE64;VALUE=BINARY:AAAA", "DTSTAMP:20240201T120000Z",
                 "LAST-MODIFIED:20240210T080000Z")
-                + event("UID:b", "DTSTART:20240301T110000Z", "SUMMARY:B", "CATEGORIES:Hardware", "COLOR:red",
+                + event(
+                    "UID:b", "DTSTART:20240301T110000Z", "SUMMARY:B", "CATEGORIES:Hardware", "COLOR:red",
                     "DTSTAMP:20240205T120000Z"),
             header: ["X-WR-CALNAME:Example", "URL:https://example.org/"])
         let document = try ICalendarReader().read(data, source: "t.ics")

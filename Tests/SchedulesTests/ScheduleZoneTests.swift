@@ -195,7 +195,8 @@ import Testing
     }
 
     @Test func calendarZoneNamesAreTheFiles() throws {
-        let named = calendar(event("UID:a", "DTSTART:20220517T090000", "SUMMARY:A"), header: ["X-WR-TIMEZONE:Asia/Tokyo"])
+        let named = calendar(
+            event("UID:a", "DTSTART:20220517T090000", "SUMMARY:A"), header: ["X-WR-TIMEZONE:Asia/Tokyo"])
         let byName = try ICalendarReader().read(named, source: "t.ics")
         #expect(byName.conference.timeZone == "Asia/Tokyo")
         #expect(byName.conference.timeZoneSource == .file)

@@ -31,7 +31,9 @@ func wallClock(_ date: Date, in document: ScheduleDocument) -> String {
     let zone: TimeZone?
     if let sign = name.first, sign == "+" || sign == "-" {
         let parts = name.dropFirst().split(separator: ":").compactMap { Int($0) }
-        zone = parts.count == 2 ? TimeZone(secondsFromGMT: (sign == "-" ? -1 : 1) * (parts[0] * 3600 + parts[1] * 60)) : nil
+        zone =
+            parts.count == 2
+            ? TimeZone(secondsFromGMT: (sign == "-" ? -1 : 1) * (parts[0] * 3600 + parts[1] * 60)) : nil
     } else {
         zone = TimeZone(identifier: name)
     }

@@ -2,9 +2,11 @@ import Foundation
 
 /// Reads frab JSON v1 schedules (`{"schedule": {"version", "conference": {…, "days": [{"rooms": {…}}]}}}`).
 ///
-/// Lenient about missing optional fields and about numbers written as strings (and the reverse). JSON
-/// objects carry no order, so the rooms of a day are read in ascending name order. Time and duplicate
-/// rules are those of ``FrabXMLReader``. Nesting depth is checked on the bytes before Foundation parses them.
+/// Lenient about missing optional fields and about numbers written as strings (and the reverse). The rooms of a day
+/// are read in the file's order of their keys (found by a scan of the bytes, which also gives each event its line
+/// for warnings), after the conference's `rooms` list when it has one; `tracks` give track colours. Zone, day,
+/// repeat-run and duplicate rules are those of ``FrabXMLReader``. Nesting depth is checked on the bytes before
+/// Foundation parses them.
 public struct FrabJSONReader: Sendable {
     /// Limits and fallback zone.
     public var configuration: ScheduleReaderConfiguration
@@ -128,7 +130,8 @@ public struct FrabJSONReader: Sendable {
                 } else if let link = value as? [String: Any],
                     let url = FieldText.optional(JSONValue.string(link["url"]) ?? JSONValue.string(link["href"]))
                 {
-                    raw.links.append(LinkInfo(title: FieldText.optional(JSONValue.string(link["title"])) ?? url, url: url))
+                    raw.links.append(
+                        LinkInfo(title: FieldText.optional(JSONValue.string(link["title"])) ?? url, url: url))
                 }
             }
         }
@@ -137,8 +140,10 @@ public struct FrabJSONReader: Sendable {
                 let name = FieldText.optional(
                     JSONValue.string(person["public_name"]) ?? JSONValue.string(person["name"]))
             else { continue }
-            let guid = FieldText.guid(JSONValue.string(person["guid"])) ?? FieldText.optional(JSONValue.string(person["code"]))
-            raw.persons.append(PersonInfo(name: name, guid: guid, id: FieldText.optional(JSONValue.string(person["id"]))))
+            let guid =
+                FieldText.guid(JSONValue.string(person["guid"])) ?? FieldText.optional(JSONValue.string(person["code"]))
+            raw.persons.append(
+                PersonInfo(name: name, guid: guid, id: FieldText.optional(JSONValue.string(person["id"]))))
         }
         return raw
     }

@@ -7,18 +7,23 @@ import SafeXML
 /// `version`, `guid`, `<date>` and `time_zone_name` may be missing as in FOSDEM's legacy files) but strict
 /// about syntax: input that is not well-formed is rejected with an error naming the line.
 ///
-/// Rules:
+/// Rules (the full text is the Reading rules article):
+/// - The conference zone is `time_zone_name` (IANA, else `invalidTimeZone`); else the zone of the UTC offsets on
+///   the `<date>`s and `<day start end>`s (the configured zone when it agrees with all, else a well-known zone that
+///   does, else a fixed offset); else ``ScheduleReaderConfiguration/timeZone``; else
+///   ``ScheduleReaderConfiguration/fallbackTimeZone`` with a warning. ``ConferenceInfo/timeZoneSource`` says which.
 /// - An event's start is its `<date>` when that carries a UTC offset; else `<start>` (`HH:MM`) on its day's
-///   date in the conference zone, moved to the next calendar date when earlier than the day's cut-off (the
-///   time of day of the `<day start=…>` attribute, else `<day_change>`, else no shift).
-/// - The conference zone is `time_zone_name` (IANA, else `invalidTimeZone`), else the UTC offset of the first
-///   day start or event date that has one, else ``ScheduleReaderConfiguration/fallbackTimeZone`` with a warning.
+///   date in the conference zone, moved to the next calendar date when earlier than the day's cut-off.
+/// - Days are windows (`<day start end>`, else the day change on the date to the next); a session belongs to the
+///   day whose window holds its start, preferring the day it is written in.
 /// - Durations are `HH:MM` or `H:MM:SS`.
 /// - Text is kept as text: escaped HTML in abstracts stays literal HTML.
-/// - Duplicates: sessions are unique by identity; the first in file order wins and later ones are dropped
-///   with a warning. Equal numeric ids with different guids are both kept, with a warning.
-/// - The room is the event's `<room>`, else the enclosing `<room name=…>`.
+/// - Repeat runs (the same identity at another start) are kept under a suffixed identity; true duplicates are
+///   merged; both with a warning naming the line.
+/// - The room is the event's `<room>`, else the enclosing `<room name=…>`; rooms keep the file's `<room>` order.
 /// - `<status>` or `<state>` "cancelled"/"canceled" marks a session cancelled.
+/// - `<links>`, `<attachments>`, `<feedback_url>`, `<recording><optout>`, `<person id guid>`, `<subtitle>`,
+///   `<url>`/`<base_url>` fill the matching fields.
 public struct FrabXMLReader: Sendable {
     /// Limits and fallback zone.
     public var configuration: ScheduleReaderConfiguration
@@ -234,7 +239,11 @@ public struct FrabXMLReader: Sendable {
                 if case .endElement = next { break }
                 continue
             }
-            if start.name == "optout" { optOut = FieldText.flag(try parser.readText()) } else { try parser.skipElement() }
+            if start.name == "optout" {
+                optOut = FieldText.flag(try parser.readText())
+            } else {
+                try parser.skipElement()
+            }
         }
         return optOut
     }

@@ -83,8 +83,9 @@ struct FrabJSONOutline {
             default:
                 // A number, true, false or null: a scalar value.
                 _ = Self.stepInto(&stack)
-                while index < bytes.count, ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 10, 13, 32, 9]
-                    .contains(bytes[index])
+                while index < bytes.count,
+                    ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 10, 13, 32, 9]
+                        .contains(bytes[index])
                 {
                     index += 1
                 }

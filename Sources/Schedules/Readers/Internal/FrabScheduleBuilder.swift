@@ -145,7 +145,8 @@ struct FrabScheduleBuilder {
         warnings.append(
             "no time_zone_name, no UTC offsets and no configured zone: local times read in "
                 + "\(OffsetZoneMatcher.name(of: fallback)) (an assumption); set the file's timeZone to correct it")
-        return Zone(converter: ZoneConverter(timeZone: fallback), name: OffsetZoneMatcher.name(of: fallback), source: .assumed)
+        return Zone(
+            converter: ZoneConverter(timeZone: fallback), name: OffsetZoneMatcher.name(of: fallback), source: .assumed)
     }
 
     private func instant(_ text: String?, zone: ZoneConverter, what: String, line: Int?) throws(ScheduleError) -> Date?
@@ -281,7 +282,8 @@ struct FrabScheduleBuilder {
             if seconds < days.cutoffs[position] { date = date.adding(days: 1) }
             start = zone.date(for: LocalDateTime(date: date, secondOfDay: seconds))
         } else {
-            throw error(.missingElement, "event has neither <start> nor <date>; every event needs a start.", line: raw.line)
+            throw error(
+                .missingElement, "event has neither <start> nor <date>; every event needs a start.", line: raw.line)
         }
         var minutes = 0
         if let text = FieldText.optional(raw.duration) {

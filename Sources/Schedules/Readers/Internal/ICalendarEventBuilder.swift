@@ -68,7 +68,8 @@ struct ICalendarEventBuilder {
             calendarZoneSource = .assumed
             assembler.warn(
                 "nothing names the calendar's zone (no X-WR-TIMEZONE, no IANA TZID) and none is configured: floating "
-                    + "times and days read in \(calendarZoneName) (an assumption); set the file's timeZone to correct it")
+                    + "times and days read in \(calendarZoneName) (an assumption); set the file's timeZone to correct it"
+            )
         }
     }
 
@@ -84,7 +85,9 @@ struct ICalendarEventBuilder {
             guard let property = event.property("DTSTART"), let tzid = property.parameter("TZID")?.trimmingSpaces,
                 let parsed = TimestampParser.parseICalendar(property.value), !parsed.isDateOnly, parsed.offset == nil
             else { continue }
-            if rules[tzid] == nil, let component = components[tzid] { rules[tzid] = VTimeZoneRules(component: component) }
+            if rules[tzid] == nil, let component = components[tzid] {
+                rules[tzid] = VTimeZoneRules(component: component)
+            }
             guard let zone = rules[tzid] else { continue }
             let converter = ZoneConverter(.custom(zone))
             let instant = converter.instant(for: parsed.local)

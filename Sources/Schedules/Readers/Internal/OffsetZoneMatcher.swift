@@ -55,7 +55,8 @@ enum OffsetZoneMatcher {
         if offsets.count > 1 {
             warnings.append(
                 "the file's UTC offsets (\(offsets.joined(separator: ", "))) match no known zone; times without an "
-                    + "offset are read at the first one, \(offsetText(offset)); configure the file's timeZone to name its zone")
+                    + "offset are read at the first one, \(offsetText(offset)); configure the file's timeZone to name its zone"
+            )
         }
         return Match(converter: ZoneConverter(.fixed(offset)), name: offsetText(offset), warnings: warnings)
     }
