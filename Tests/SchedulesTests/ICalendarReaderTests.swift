@@ -22,7 +22,7 @@ func event(_ lines: String...) -> [String] { ["BEGIN:VEVENT"] + lines + ["END:VE
         data.append(" au lait\n\t(folded with LF and tab)\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n".utf8Data)
         let document = try reader.read(data, source: "fold.ics")
         #expect(document.sessions.first?.title == "Café au lait(folded with LF and tab)")
-        #expect(document.warnings.isEmpty)
+        #expect(!document.warnings.contains { $0.contains("UTF-8") })
     }
 
     @Test func lfLineEndsAndQuotedParameters() throws {

@@ -3,24 +3,26 @@ import Foundation
 /// One release of a conference schedule, read from a frab XML, frab JSON or iCalendar file.
 ///
 /// A document is a plain value: it has no tie to any store, so it can cross isolation domains freely.
-/// Readers fill `rooms`, `tracks` and `persons` in order of first appearance, and `sessions` in file order
-/// (expanded recurrences follow their master event in time order).
+/// Readers fill `rooms` and `tracks` in the file's order (declared, else first use; only those sessions use),
+/// `persons` in order of first appearance, and `sessions` in file order (expanded recurrences follow their master
+/// event in time order).
 public struct ScheduleDocument: Sendable, Hashable {
     /// The conference the schedule belongs to.
     public var conference: ConferenceInfo
     /// The conference days, ordered by index.
     public var days: [DayInfo]
-    /// The rooms, in order of first appearance.
+    /// The rooms sessions use, in the file's order (``RoomInfo/position``).
     public var rooms: [RoomInfo]
-    /// The tracks, in order of first appearance.
+    /// The tracks sessions use, in the file's order (declared, else first use).
     public var tracks: [TrackInfo]
-    /// The speakers and other persons attached to sessions, deduplicated by guid, else by name.
+    /// The speakers and other persons attached to sessions, deduplicated by guid, else id, else name.
     public var persons: [PersonInfo]
-    /// The sessions, unique by ``SessionInfo/identity``.
+    /// The sessions, unique by ``SessionInfo/identity`` (a repeat run has a suffixed identity of its own).
     public var sessions: [SessionInfo]
     /// The format the document was read from.
     public var format: ScheduleFormat
-    /// Things the reader tolerated or repaired (duplicate ids, unknown time zones, truncated recurrences…).
+    /// Things the reader tolerated, assumed or repaired (repeat runs, merged duplicates, an assumed time zone,
+    /// truncated recurrences…), each starting `line N:` when it is about one record.
     public var warnings: [String]
 
     /// Creates a document from its parts.

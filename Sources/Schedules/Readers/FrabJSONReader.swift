@@ -2,9 +2,11 @@ import Foundation
 
 /// Reads frab JSON v1 schedules (`{"schedule": {"version", "conference": {…, "days": [{"rooms": {…}}]}}}`).
 ///
-/// Lenient about missing optional fields and about numbers written as strings (and the reverse). JSON
-/// objects carry no order, so the rooms of a day are read in ascending name order. Time and duplicate
-/// rules are those of ``FrabXMLReader``. Nesting depth is checked on the bytes before Foundation parses them.
+/// Lenient about missing optional fields and about numbers written as strings (and the reverse). The rooms of a day
+/// are read in the file's order of their keys (found by a scan of the bytes, which also gives each event its line
+/// for warnings), after the conference's `rooms` list when it has one; `tracks` give track colours. Zone, day,
+/// repeat-run and duplicate rules are those of ``FrabXMLReader``. Nesting depth is checked on the bytes before
+/// Foundation parses them.
 public struct FrabJSONReader: Sendable {
     /// Limits and fallback zone.
     public var configuration: ScheduleReaderConfiguration
@@ -52,14 +54,25 @@ public struct FrabJSONReader: Sendable {
                 message: "The JSON has no \"schedule\".\"conference\" object; it is not a frab JSON schedule.",
                 source: source)
         }
+        let outline = data.withUnsafeBytes { FrabJSONOutline(bytes: $0.bindMemory(to: UInt8.self)) }
         var builder = FrabScheduleBuilder(source: source, configuration: configuration, format: .frabJSON)
         builder.version = JSONValue.string(schedule["version"])
         builder.acronym = JSONValue.string(conference["acronym"])
         builder.title = JSONValue.string(conference["title"])
+        builder.subtitle = JSONValue.string(conference["subtitle"])
+        builder.conferenceURL = JSONValue.string(conference["url"])
+        builder.baseURL = JSONValue.string(conference["base_url"]) ?? JSONValue.string(schedule["base_url"])
         builder.conferenceStart = JSONValue.string(conference["start"])
         builder.conferenceEnd = JSONValue.string(conference["end"])
         builder.timeZoneName = JSONValue.string(conference["time_zone_name"])
         builder.dayChange = JSONValue.string(conference["day_change"])
+        for case let room as [String: Any] in conference["rooms"] as? [Any] ?? [] {
+            builder.declareRoom(JSONValue.string(room["name"]), guid: JSONValue.string(room["guid"]))
+        }
+        for case let track as [String: Any] in conference["tracks"] as? [Any] ?? [] {
+            guard let name = FieldText.optional(JSONValue.string(track["name"])) else { continue }
+            builder.declaredTracks.append((name, FieldText.optional(JSONValue.string(track["color"]))))
+        }
         let days = conference["days"] as? [Any] ?? []
         for (position, dayValue) in days.enumerated() {
             guard let day = dayValue as? [String: Any] else {
@@ -72,18 +85,23 @@ public struct FrabJSONReader: Sendable {
                     index: JSONValue.int(day["index"]), date: JSONValue.string(day["date"]),
                     start: JSONValue.string(day["day_start"]), end: JSONValue.string(day["day_end"])))
             let rooms = day["rooms"] as? [String: Any] ?? [:]
-            for roomName in rooms.keys.sorted() {
-                if !builder.declaredRooms.contains(roomName) { builder.declaredRooms.append(roomName) }
-                for case let event as [String: Any] in rooms[roomName] as? [Any] ?? [] {
-                    builder.events.append(Self.event(event, room: roomName, dayPosition: position))
+            // The file's order of the room keys; any key the scan missed follows in name order.
+            var roomNames = (outline.roomKeys[position] ?? []).filter { rooms[$0] != nil }
+            roomNames += rooms.keys.filter { !roomNames.contains($0) }.sorted()
+            for roomName in roomNames {
+                builder.declareRoom(roomName)
+                for (index, value) in (rooms[roomName] as? [Any] ?? []).enumerated() {
+                    guard let event = value as? [String: Any] else { continue }
+                    let line = outline.eventLines[.init(day: position, room: roomName, index: index)]
+                    builder.events.append(Self.event(event, room: roomName, dayPosition: position, line: line))
                 }
             }
         }
         return try builder.build()
     }
 
-    private static func event(_ event: [String: Any], room: String, dayPosition: Int) -> FrabRawEvent {
-        var raw = FrabRawEvent(line: nil, dayPosition: dayPosition)
+    private static func event(_ event: [String: Any], room: String, dayPosition: Int, line: Int?) -> FrabRawEvent {
+        var raw = FrabRawEvent(line: line, dayPosition: dayPosition)
         raw.guid = JSONValue.string(event["guid"])
         raw.id = JSONValue.string(event["id"])
         raw.code = JSONValue.string(event["code"])
@@ -101,6 +119,22 @@ public struct FrabJSONReader: Sendable {
         raw.language = JSONValue.string(event["language"])
         raw.url = JSONValue.string(event["url"])
         raw.status = JSONValue.string(event["status"]) ?? JSONValue.string(event["state"])
+        raw.feedbackURL = JSONValue.string(event["feedback_url"])
+        raw.doNotRecord =
+            JSONValue.flag(event["do_not_record"])
+            || JSONValue.flag((event["recording"] as? [String: Any])?["optout"])
+        for key in ["links", "attachments"] {
+            for value in event[key] as? [Any] ?? [] {
+                if let url = FieldText.optional(JSONValue.string(value)) {
+                    raw.links.append(LinkInfo(title: url, url: url))
+                } else if let link = value as? [String: Any],
+                    let url = FieldText.optional(JSONValue.string(link["url"]) ?? JSONValue.string(link["href"]))
+                {
+                    raw.links.append(
+                        LinkInfo(title: FieldText.optional(JSONValue.string(link["title"])) ?? url, url: url))
+                }
+            }
+        }
         for case let person as [String: Any] in event["persons"] as? [Any] ?? [] {
             guard
                 let name = FieldText.optional(
@@ -108,8 +142,8 @@ public struct FrabJSONReader: Sendable {
             else { continue }
             let guid =
                 FieldText.guid(JSONValue.string(person["guid"])) ?? FieldText.optional(JSONValue.string(person["code"]))
-                ?? FieldText.optional(JSONValue.string(person["id"]))
-            raw.persons.append(PersonInfo(name: name, guid: guid))
+            raw.persons.append(
+                PersonInfo(name: name, guid: guid, id: FieldText.optional(JSONValue.string(person["id"]))))
         }
         return raw
     }

@@ -7,18 +7,23 @@ import SafeXML
 /// `version`, `guid`, `<date>` and `time_zone_name` may be missing as in FOSDEM's legacy files) but strict
 /// about syntax: input that is not well-formed is rejected with an error naming the line.
 ///
-/// Rules:
+/// Rules (the full text is the Reading rules article):
+/// - The conference zone is `time_zone_name` (IANA, else `invalidTimeZone`); else the zone of the UTC offsets on
+///   the `<date>`s and `<day start end>`s (the configured zone when it agrees with all, else a well-known zone that
+///   does, else a fixed offset); else ``ScheduleReaderConfiguration/timeZone``; else
+///   ``ScheduleReaderConfiguration/fallbackTimeZone`` with a warning. ``ConferenceInfo/timeZoneSource`` says which.
 /// - An event's start is its `<date>` when that carries a UTC offset; else `<start>` (`HH:MM`) on its day's
-///   date in the conference zone, moved to the next calendar date when earlier than the day's cut-off (the
-///   time of day of the `<day start=…>` attribute, else `<day_change>`, else no shift).
-/// - The conference zone is `time_zone_name` (IANA, else `invalidTimeZone`), else the UTC offset of the first
-///   day start or event date that has one, else ``ScheduleReaderConfiguration/fallbackTimeZone`` with a warning.
+///   date in the conference zone, moved to the next calendar date when earlier than the day's cut-off.
+/// - Days are windows (`<day start end>`, else the day change on the date to the next); a session belongs to the
+///   day whose window holds its start, preferring the day it is written in.
 /// - Durations are `HH:MM` or `H:MM:SS`.
 /// - Text is kept as text: escaped HTML in abstracts stays literal HTML.
-/// - Duplicates: sessions are unique by identity; the first in file order wins and later ones are dropped
-///   with a warning. Equal numeric ids with different guids are both kept, with a warning.
-/// - The room is the event's `<room>`, else the enclosing `<room name=…>`.
+/// - Repeat runs (the same identity at another start) are kept under a suffixed identity; true duplicates are
+///   merged; both with a warning naming the line.
+/// - The room is the event's `<room>`, else the enclosing `<room name=…>`; rooms keep the file's `<room>` order.
 /// - `<status>` or `<state>` "cancelled"/"canceled" marks a session cancelled.
+/// - `<links>`, `<attachments>`, `<feedback_url>`, `<recording><optout>`, `<person id guid>`, `<subtitle>`,
+///   `<url>`/`<base_url>` fill the matching fields.
 public struct FrabXMLReader: Sendable {
     /// Limits and fallback zone.
     public var configuration: ScheduleReaderConfiguration
@@ -77,6 +82,9 @@ public struct FrabXMLReader: Sendable {
             }
             switch start.name {
             case "version": builder.version = try parser.readText()
+            case "base_url":
+                let text = try parser.readText()
+                if builder.baseURL == nil { builder.baseURL = text }
             case "conference": try readConference(&parser, into: &builder)
             case "day": try readDay(&parser, start: start, into: &builder)
             default: try parser.skipElement()
@@ -93,6 +101,9 @@ public struct FrabXMLReader: Sendable {
             switch start.name {
             case "acronym": builder.acronym = try parser.readText()
             case "title": builder.title = try parser.readText()
+            case "subtitle": builder.subtitle = try parser.readText()
+            case "url": builder.conferenceURL = try parser.readText()
+            case "base_url": builder.baseURL = try parser.readText()
             case "start": builder.conferenceStart = try parser.readText()
             case "end": builder.conferenceEnd = try parser.readText()
             case "day_change": builder.dayChange = try parser.readText()
@@ -118,7 +129,7 @@ public struct FrabXMLReader: Sendable {
             case .startElement(let start):
                 if start.name == "room" {
                     let name = start[attribute: "name"]
-                    if let name, !builder.declaredRooms.contains(name) { builder.declaredRooms.append(name) }
+                    builder.declareRoom(name, guid: start[attribute: "guid"])
                     roomStack.append(name)
                 } else if start.name == "event" {
                     let room = roomStack.last ?? nil
@@ -168,6 +179,10 @@ public struct FrabXMLReader: Sendable {
                 if raw.code == nil { raw.code = text }
             case "status", "state": raw.status = try parser.readText()
             case "persons": raw.persons = try readPersons(&parser)
+            case "links", "attachments": raw.links += try readLinks(&parser)
+            case "feedback_url": raw.feedbackURL = try parser.readText()
+            case "recording": raw.doNotRecord = try readRecordingOptOut(&parser) || raw.doNotRecord
+            case "do_not_record": raw.doNotRecord = FieldText.flag(try parser.readText()) || raw.doNotRecord
             default: try parser.skipElement()
             }
         }
@@ -188,10 +203,49 @@ public struct FrabXMLReader: Sendable {
             }
             let name = try parser.readText()
             guard let trimmed = FieldText.optional(name) else { continue }
-            let guid = FieldText.guid(start[attribute: "guid"]) ?? FieldText.optional(start[attribute: "id"])
-            persons.append(PersonInfo(name: trimmed, guid: guid))
+            persons.append(
+                PersonInfo(
+                    name: trimmed, guid: FieldText.guid(start[attribute: "guid"]),
+                    id: FieldText.optional(start[attribute: "id"])))
         }
         return persons
+    }
+
+    /// `<link href="…">title</link>` and `<attachment href="…">title</attachment>` children, in order; the address
+    /// is kept as written here (the builder resolves relative ones).
+    private static func readLinks(_ parser: inout XMLPullParser) throws -> [LinkInfo] {
+        var links: [LinkInfo] = []
+        while let next = try parser.next() {
+            guard case .startElement(let start) = next else {
+                if case .endElement = next { break }
+                continue
+            }
+            guard start.name == "link" || start.name == "attachment" else {
+                try parser.skipElement()
+                continue
+            }
+            let title = try parser.readText()
+            guard let url = FieldText.optional(start[attribute: "href"]) else { continue }
+            links.append(LinkInfo(title: FieldText.optional(title) ?? url, url: url))
+        }
+        return links
+    }
+
+    /// Whether `<recording>` holds `<optout>true</optout>`.
+    private static func readRecordingOptOut(_ parser: inout XMLPullParser) throws -> Bool {
+        var optOut = false
+        while let next = try parser.next() {
+            guard case .startElement(let start) = next else {
+                if case .endElement = next { break }
+                continue
+            }
+            if start.name == "optout" {
+                optOut = FieldText.flag(try parser.readText())
+            } else {
+                try parser.skipElement()
+            }
+        }
+        return optOut
     }
 
     static func scheduleError(from error: XMLError, source: String) -> ScheduleError {

@@ -6,8 +6,12 @@ import Foundation
 ///   is replaced (U+FFFD) with a warning.
 /// - `TZID` names are resolved from the system zone database; a `VTIMEZONE` whose TZID is not an IANA
 ///   name is applied from its STANDARD/DAYLIGHT offsets; otherwise the calendar zone is used with a warning.
-///   Floating times use `X-WR-TIMEZONE`, else the first IANA `TZID` of the file, else the configuration's
-///   fallback zone (with a warning).
+/// - The calendar zone (floating times, all-day events, days, ``ConferenceInfo/timeZone``) is `X-WR-TIMEZONE`, else
+///   the first IANA `TZID` of the file (`file`); else the zone named by the offsets of custom `VTIMEZONE`s
+///   (`offsets`); else ``ScheduleReaderConfiguration/timeZone`` (`configured`); else the fallback zone, UTC, with a
+///   warning (`assumed`).
+/// - Days run from the day change (configured, else 06:00) on each local date to the next: an event at 01:30
+///   belongs to the day before.
 /// - All-day events (`VALUE=DATE`) start at local midnight of their date in the calendar zone and end at
 ///   midnight of `DTEND` (exclusive), else after `DURATION`, else after one day; `isAllDay` is set.
 /// - `RRULE` (DAILY, WEEKLY, MONTHLY, YEARLY with COUNT, UNTIL, INTERVAL, BYDAY, BYMONTHDAY, BYMONTH),
@@ -15,8 +19,10 @@ import Foundation
 ///   ``ScheduleReaderLimits/maxRecurrenceInstances`` per event and within
 ///   ``ScheduleReaderLimits/recurrenceHorizon`` of the first instance; cut expansions add a warning.
 /// - `SUMMARY` → title, `DESCRIPTION` → details, `LOCATION` → room, first `CATEGORIES` value → track,
-///   `URL` → url, `STATUS:CANCELLED` → cancelled, `ATTENDEE` `CN`s (else the `ORGANIZER` `CN`) → persons,
-///   `X-WR-CALNAME` → conference title and identity (else `X-WR-CALDESC` as title).
+///   `URL` → url and first link, `ATTACH` → links, `COLOR` → the track's colour, `STATUS:CANCELLED` → cancelled,
+///   `ATTENDEE` `CN`s (else the `ORGANIZER` `CN`) → persons, `X-WR-CALNAME` → conference title and identity (else
+///   `X-WR-CALDESC` as title), the calendar's `URL` → conference url, the newest `LAST-MODIFIED`/`DTSTAMP` →
+///   release date.
 public struct ICalendarReader: Sendable {
     /// Limits and fallback zone.
     public var configuration: ScheduleReaderConfiguration

@@ -28,6 +28,12 @@ enum FieldText {
         return true
     }
 
+    /// `true`, `yes` or `1` (any case) is true; anything else false.
+    static func flag(_ text: String?) -> Bool {
+        guard let lower = text?.trimmedNonEmpty?.lowercased() else { return false }
+        return lower == "true" || lower == "yes" || lower == "1"
+    }
+
     /// `cancelled`/`canceled` (any case) means cancelled; anything else confirmed.
     static func status(_ text: String?) -> SessionStatus {
         guard let lower = text?.trimmedNonEmpty?.lowercased() else { return .confirmed }

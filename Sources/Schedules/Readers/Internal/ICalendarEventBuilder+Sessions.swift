@@ -35,6 +35,18 @@ extension ICalendarEventBuilder {
         }
         let days = assignDays(&produced)
         for (session, line) in produced { try assembler.add(session, line: line) }
+        var releaseDate: Int64? = nil
+        for child in calendar.children where child.name == "VEVENT" {
+            if let color = child.property("COLOR").flatMap({ FieldText.optional($0.value) }),
+                let track = child.properties("CATEGORIES").lazy.flatMap({ ICalendarText.splitList($0.value) }).first
+            {
+                assembler.noteTrackColor(track, color)
+            }
+            for property in child.properties("LAST-MODIFIED") + child.properties("DTSTAMP") {
+                guard let stamp = try? resolve(property.value, of: property) else { continue }
+                releaseDate = max(releaseDate ?? stamp.instant, stamp.instant)
+            }
+        }
         let sessions = assembler.sessions
         let calendarName = calendar.property("X-WR-CALNAME").flatMap {
             FieldText.optional(ICalendarText.unescape($0.value))
@@ -43,8 +55,12 @@ extension ICalendarEventBuilder {
             FieldText.optional(ICalendarText.unescape($0.value))
         }
         let conference = ConferenceInfo(
+            acronym: FieldText.optional(configuration.acronym),
             title: calendarName ?? description,
             timeZone: calendarZoneName,
+            timeZoneSource: calendarZoneSource,
+            url: calendar.property("URL").flatMap { FieldText.optional(ICalendarText.unescape($0.value)) },
+            releaseDate: releaseDate.map { Date(timeIntervalSince1970: TimeInterval($0)) },
             start: sessions.map(\.start).min(),
             end: sessions.map(\.end).max(),
             version: nil,
@@ -144,21 +160,19 @@ extension ICalendarEventBuilder {
         return recurrenceID.isDate ? recurrenceID.local.date == local.date : recurrenceID.instant == instant
     }
 
-    /// Numbers the distinct local dates (in the calendar zone) that sessions start on and sets `dayIndex`.
+    /// Makes a conference day of every local date (in the calendar zone) that a session belongs to, and sets
+    /// `dayIndex`. A day runs from the day change (configured, else 06:00) on its date to the day change on the next
+    /// date, so a session at 01:30 belongs to the day before; an all-day event belongs to its own date.
     private func assignDays(_ produced: inout [(session: SessionInfo, line: Int)]) -> [DayInfo] {
-        var dates: [LocalDate: (start: Date, end: Date)] = [:]
+        let dayChange = configuration.dayChange ?? FrabScheduleBuilder.defaultDayChange
         var keys: [LocalDate] = []
         keys.reserveCapacity(produced.count)
         for item in produced {
-            let date = calendarZone.local(at: item.session.start).date
-            keys.append(date)
-            if let existing = dates[date] {
-                dates[date] = (min(existing.start, item.session.start), max(existing.end, item.session.end))
-            } else {
-                dates[date] = (item.session.start, item.session.end)
-            }
+            let local = calendarZone.local(at: item.session.start)
+            let isEarly = !item.session.isAllDay && local.secondOfDay < dayChange
+            keys.append(isEarly ? local.date.adding(days: -1) : local.date)
         }
-        let ordered = dates.keys.sorted()
+        let ordered = Set(keys).sorted()
         var indexes: [LocalDate: Int] = [:]
         for (offset, date) in ordered.enumerated() { indexes[date] = offset + 1 }
         for position in produced.indices { produced[position].session.dayIndex = indexes[keys[position]] ?? 1 }
@@ -166,7 +180,8 @@ extension ICalendarEventBuilder {
             DayInfo(
                 index: indexes[date] ?? 1, date: date.isoString,
                 midnight: calendarZone.date(for: LocalDateTime(date: date)),
-                start: dates[date]?.start, end: dates[date]?.end)
+                start: calendarZone.date(for: LocalDateTime(date: date, secondOfDay: dayChange)),
+                end: calendarZone.date(for: LocalDateTime(date: date.adding(days: 1), secondOfDay: dayChange)))
         }
     }
 }

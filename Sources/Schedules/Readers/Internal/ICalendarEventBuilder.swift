@@ -16,8 +16,9 @@ struct ICalendarEventBuilder {
     var assembler: DocumentAssembler
     /// The zone for floating times, all-day events and day grouping.
     let calendarZone: ZoneConverter
-    let calendarZoneName: String?
-    private var usedFallbackZone = false
+    /// The conference zone's name: an IANA name, `UTC` or a fixed offset `+HH:MM`.
+    let calendarZoneName: String
+    let calendarZoneSource: TimeZoneSource
     private var zones: [String: ZoneConverter] = [:]
     private var warnedZones: Set<String> = []
     private let timeZoneComponents: [String: ICalendarComponent]
@@ -32,30 +33,68 @@ struct ICalendarEventBuilder {
             if let id = child.property("TZID")?.value.trimmingSpaces, components[id] == nil { components[id] = child }
         }
         self.timeZoneComponents = components
-        var zoneName: String? = nil
         var zone: TimeZone? = nil
-        if let name = calendar.property("X-WR-TIMEZONE")?.value, let resolved = ZoneConverter.ianaZone(named: name) {
-            zone = resolved
-            zoneName = resolved.identifier
-        } else {
+        if let name = calendar.property("X-WR-TIMEZONE")?.value {
+            zone = ZoneConverter.ianaZone(named: name)
+            if zone == nil { assembler.warn("X-WR-TIMEZONE is not a known IANA zone name; ignored") }
+        }
+        if zone == nil {
             for event in calendar.children where event.name == "VEVENT" {
                 if let tzid = event.property("DTSTART")?.parameter("TZID"),
                     let resolved = ZoneConverter.ianaZone(named: tzid)
                 {
                     zone = resolved
-                    zoneName = resolved.identifier
                     break
                 }
             }
         }
-        if let name = calendar.property("X-WR-TIMEZONE")?.value,
-            zone?.identifier != ZoneConverter.ianaZone(named: name)?.identifier
-        {
-            assembler.warn("X-WR-TIMEZONE is not a known IANA zone name; ignored")
+        if let zone {
+            calendarZone = ZoneConverter(timeZone: zone)
+            calendarZoneName = OffsetZoneMatcher.name(of: zone)
+            calendarZoneSource = .file
+        } else if let match = Self.matchVTimeZoneOffsets(calendar, components: components, configuration) {
+            calendarZone = match.converter
+            calendarZoneName = match.name
+            calendarZoneSource = .offsets
+            for warning in match.warnings { assembler.warn(warning) }
+        } else if let configured = configuration.timeZone {
+            calendarZone = ZoneConverter(timeZone: configured)
+            calendarZoneName = OffsetZoneMatcher.name(of: configured)
+            calendarZoneSource = .configured
+        } else {
+            let fallback = configuration.fallbackTimeZone
+            calendarZone = ZoneConverter(timeZone: fallback)
+            calendarZoneName = OffsetZoneMatcher.name(of: fallback)
+            calendarZoneSource = .assumed
+            assembler.warn(
+                "nothing names the calendar's zone (no X-WR-TIMEZONE, no IANA TZID) and none is configured: floating "
+                    + "times and days read in \(calendarZoneName) (an assumption); set the file's timeZone to correct it"
+            )
         }
-        self.calendarZoneName = zoneName
-        self.calendarZone = ZoneConverter(timeZone: zone ?? configuration.fallbackTimeZone)
-        if zone == nil { usedFallbackZone = true }
+    }
+
+    /// The zone named by the offsets of event starts written with a `VTIMEZONE` whose TZID is not an IANA name, as
+    /// frab offsets are named (``OffsetZoneMatcher``); nil when no start uses such a zone.
+    private static func matchVTimeZoneOffsets(
+        _ calendar: ICalendarComponent, components: [String: ICalendarComponent],
+        _ configuration: ScheduleReaderConfiguration
+    ) -> OffsetZoneMatcher.Match? {
+        var rules: [String: VTimeZoneRules] = [:]
+        var samples: [OffsetSample] = []
+        for event in calendar.children where event.name == "VEVENT" {
+            guard let property = event.property("DTSTART"), let tzid = property.parameter("TZID")?.trimmingSpaces,
+                let parsed = TimestampParser.parseICalendar(property.value), !parsed.isDateOnly, parsed.offset == nil
+            else { continue }
+            if rules[tzid] == nil, let component = components[tzid] {
+                rules[tzid] = VTimeZoneRules(component: component)
+            }
+            guard let zone = rules[tzid] else { continue }
+            let converter = ZoneConverter(.custom(zone))
+            let instant = converter.instant(for: parsed.local)
+            samples.append(OffsetSample(instant: instant, offset: converter.offset(atUTC: instant)))
+        }
+        guard !samples.isEmpty else { return nil }
+        return OffsetZoneMatcher.match(samples, configured: configuration.timeZone)
     }
 
     // MARK: Times
@@ -104,11 +143,6 @@ struct ICalendarEventBuilder {
             zone = self.zone(forTZID: tzid.trimmingSpaces, line: property.line)
         } else {
             zone = calendarZone
-            if usedFallbackZone && warnedZones.insert("(floating)").inserted {
-                assembler.warn(
-                    "floating times without X-WR-TIMEZONE read in the fallback zone \(configuration.fallbackTimeZone.identifier)"
-                )
-            }
         }
         return ResolvedTime(local: parsed.local, zone: zone, instant: zone.instant(for: parsed.local), isDate: false)
     }
@@ -193,6 +227,15 @@ struct ICalendarEventBuilder {
             event.property(name).flatMap { FieldText.optional(ICalendarText.unescape($0.value)) }
         }
         let track = event.properties("CATEGORIES").lazy.flatMap { ICalendarText.splitList($0.value) }.first
+        var links: [LinkInfo] = []
+        if let url = text("URL") { links.append(LinkInfo(title: url, url: url)) }
+        for attachment in event.properties("ATTACH") where attachment.parameter("VALUE")?.uppercased() != "BINARY" {
+            guard let url = FieldText.optional(attachment.value) else { continue }
+            let title = ["FILENAME", "X-FILENAME", "X-LABEL"].lazy.compactMap {
+                attachment.parameter($0).flatMap { FieldText.optional($0) }
+            }.first
+            links.append(LinkInfo(title: title ?? url, url: url))
+        }
         return SessionInfo(
             uid: data.uid,
             recurrenceInstant: recurrenceInstant.map { Date(timeIntervalSince1970: TimeInterval($0)) },
@@ -206,6 +249,7 @@ struct ICalendarEventBuilder {
             status: FieldText.status(event.property("STATUS")?.value),
             roomName: text("LOCATION"),
             trackName: track,
-            persons: persons)
+            persons: persons,
+            links: links)
     }
 }

@@ -20,4 +20,13 @@ enum JSONValue {
         default: return nil
         }
     }
+
+    /// JSON `true`, a non-zero number, or the text `true`/`yes`/`1`.
+    static func flag(_ value: Any?) -> Bool {
+        switch value {
+        case let number as NSNumber: return number.boolValue
+        case let text as String: return FieldText.flag(text)
+        default: return false
+        }
+    }
 }

@@ -107,6 +107,11 @@ struct LocalDateTime: Hashable, Comparable, Sendable {
             + pad(second, 2)
     }
 
+    /// `yyyy-MM-dd'T'HH:mm:ss`.
+    var isoString: String {
+        date.isoString + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2)
+    }
+
     static func < (lhs: LocalDateTime, rhs: LocalDateTime) -> Bool {
         lhs.secondsSinceEpoch < rhs.secondsSinceEpoch
     }
