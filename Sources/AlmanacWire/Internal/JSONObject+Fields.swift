@@ -42,6 +42,12 @@ extension JSONObject {
         return int
     }
 
+    func requiredDouble(_ key: String) throws(WireError) -> Double {
+        guard let value = self[key], !value.isNull else { throw .badRequest("missing field \"\(key)\"", field: key) }
+        guard let double = value.doubleValue else { throw typeError(key, expected: "a number", got: value) }
+        return double
+    }
+
     func requiredBool(_ key: String) throws(WireError) -> Bool {
         guard let bool = try optionalBool(key) else { throw .badRequest("missing field \"\(key)\"", field: key) }
         return bool

@@ -9,7 +9,7 @@ public struct JSONObject: Sendable, Hashable {
     private var index: [String: Int]?
     private static let linearLimit = 16
     /// The compact encoding (keys in insertion order), when ``withEncodingKept()`` made it; any change drops it.
-    private(set) var keptEncoding: [UInt8]?
+    @usableFromInline private(set) var keptEncoding: [UInt8]?
 
     /// An empty object.
     public init() {

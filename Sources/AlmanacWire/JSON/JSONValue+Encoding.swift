@@ -20,80 +20,88 @@ extension JSONValue {
         String(decoding: encoded(sortingKeys: sortingKeys), as: UTF8.self)
     }
 
-    /// Appends the encoded text to `output`; see ``encoded(sortingKeys:)``.
-    public func encode(into output: inout [UInt8], sortingKeys: Bool = false) {
+    /// Appends the encoded text to `output` (a byte array, the daemon's outgoing buffer…); see
+    /// ``encoded(sortingKeys:)``.
+    @inlinable
+    public func encode<Output: JSONOutput>(into output: inout Output, sortingKeys: Bool = false) {
         switch self {
         case .null:
-            output.append(contentsOf: "null".utf8)
+            output.writeJSONText("null")
         case .bool(let value):
-            output.append(contentsOf: (value ? "true" : "false").utf8)
+            if value { output.writeJSONText("true") } else { output.writeJSONText("false") }
         case .int(let value):
-            output.append(contentsOf: String(value).utf8)
+            var text = String(value)
+            text.withUTF8 { output.writeJSONBytes(UnsafeRawBufferPointer($0)) }
         case .double(let value):
             if value.isFinite {
                 // Swift's shortest round-trip text ("2.0", "1e-05", "1e+20") is valid JSON and reads back as a double.
-                output.append(contentsOf: value.description.utf8)
+                var text = value.description
+                text.withUTF8 { output.writeJSONBytes(UnsafeRawBufferPointer($0)) }
             } else {
-                output.append(contentsOf: "null".utf8)
+                output.writeJSONText("null")
             }
         case .string(let value):
             Self.encodeString(value, into: &output)
         case .array(let elements):
-            output.append(UInt8(ascii: "["))
+            output.writeJSONByte(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
+                if position > 0 { output.writeJSONByte(UInt8(ascii: ",")) }
                 element.encode(into: &output, sortingKeys: sortingKeys)
             }
-            output.append(UInt8(ascii: "]"))
+            output.writeJSONByte(UInt8(ascii: "]"))
         case .object(let object):
             if !sortingKeys, let kept = object.keptEncoding {
-                output.append(contentsOf: kept)
+                output.writeJSONBytes(kept)
                 return
             }
-            output.append(UInt8(ascii: "{"))
+            output.writeJSONByte(UInt8(ascii: "{"))
             var members = object.members
             if sortingKeys { members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) } }
             for (position, member) in members.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
+                if position > 0 { output.writeJSONByte(UInt8(ascii: ",")) }
                 Self.encodeString(member.key, into: &output)
-                output.append(UInt8(ascii: ":"))
+                output.writeJSONByte(UInt8(ascii: ":"))
                 member.value.encode(into: &output, sortingKeys: sortingKeys)
             }
-            output.append(UInt8(ascii: "}"))
+            output.writeJSONByte(UInt8(ascii: "}"))
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    static func encodeString(_ string: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
+    /// Writes a string as a JSON string literal.
+    @inlinable
+    public static func encodeString<Output: JSONOutput>(_ string: String, into output: inout Output) {
+        output.writeJSONByte(UInt8(ascii: "\""))
         // Most strings need no escaping: copy their bytes at once.
         var string = string
         let plain = string.withUTF8 { bytes in
             guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
-            output.append(contentsOf: bytes)
+            output.writeJSONBytes(UnsafeRawBufferPointer(bytes))
             return true
         }
-        if plain {
-            output.append(UInt8(ascii: "\""))
-            return
-        }
+        if !plain { encodeEscaped(string, into: &output) }
+        output.writeJSONByte(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The string's characters with `"`, `\` and control characters escaped (without the quotes).
+    @usableFromInline
+    static func encodeEscaped<Output: JSONOutput>(_ string: String, into output: inout Output) {
         for byte in string.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            case UInt8(ascii: "\""): output.writeJSONText("\\\"")
+            case UInt8(ascii: "\\"): output.writeJSONText("\\\\")
+            case 0x0A: output.writeJSONText("\\n")
+            case 0x0D: output.writeJSONText("\\r")
+            case 0x09: output.writeJSONText("\\t")
+            case 0x08: output.writeJSONText("\\b")
+            case 0x0C: output.writeJSONText("\\f")
             case 0x00..<0x20, 0x7F:
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default: output.append(byte)
+                output.writeJSONText("\\u00")
+                output.writeJSONByte(hexDigits[Int(byte >> 4)])
+                output.writeJSONByte(hexDigits[Int(byte & 0x0F)])
+            default: output.writeJSONByte(byte)
             }
         }
-        output.append(UInt8(ascii: "\""))
     }
 }

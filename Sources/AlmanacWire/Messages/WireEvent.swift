@@ -41,8 +41,18 @@ public struct WireEvent: WireMessageBody {
 
     /// The event as one line of JSON ending in `\n`.
     public func encodedLine() -> [UInt8] {
-        var bytes = JSONValue.object(json).encoded()
-        bytes.append(0x0A)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        encodeLine(into: &bytes)
         return bytes
+    }
+
+    /// Writes the event as one line of JSON ending in `\n`: `{"event":"…",…fields}`.
+    @inlinable
+    public func encodeLine<Output: JSONOutput>(into output: inout Output) {
+        output.writeJSONText("{\"event\":")
+        JSONValue.encodeString(kind.rawValue, into: &output)
+        for (key, value) in fields.members where key != "event" { output.writeJSONMember(key, value) }
+        output.writeJSONText("}\n")
     }
 }

@@ -28,9 +28,41 @@ public enum WireResponse: Sendable, Hashable {
 
     /// The response as one line of JSON ending in `\n`.
     public func encodedLine() -> [UInt8] {
-        var bytes = JSONValue.object(json).encoded()
-        bytes.append(0x0A)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        encodeLine(into: &bytes)
         return bytes
+    }
+
+    /// Writes the response as one line of JSON ending in `\n`.
+    public func encodeLine(into output: inout some JSONOutput) {
+        switch self {
+        case .success(let id, let body): Self.encodeLine(id: id, body: body, into: &output)
+        case .failure(let id, let error): Self.encodeLine(id: id, error: error, into: &output)
+        }
+    }
+
+    /// Writes a successful reply as one line: `{"id":…,"ok":true,…body}` and `\n`.
+    ///
+    /// The one encoder of replies: the daemon writes every answer with it (or with
+    /// ``encodeLine(id:error:into:)``) straight into the buffer it hands to the socket.
+    @inlinable
+    public static func encodeLine<Output: JSONOutput>(id: JSONValue, body: some WireReplyBody, into output: inout Output) {
+        output.writeJSONText("{\"id\":")
+        id.encode(into: &output)
+        output.writeJSONText(",\"ok\":true")
+        body.encodeMembers(into: &output)
+        output.writeJSONText("}\n")
+    }
+
+    /// Writes a failed reply as one line: `{"id":…,"ok":false,"error":{…}}` and `\n`.
+    @inlinable
+    public static func encodeLine<Output: JSONOutput>(id: JSONValue, error: WireError, into output: inout Output) {
+        output.writeJSONText("{\"id\":")
+        id.encode(into: &output)
+        output.writeJSONText(",\"ok\":false")
+        output.writeJSONMember("error", .object(error.json))
+        output.writeJSONText("}\n")
     }
 
     /// Reads a response object; `nil` when it has no Boolean `ok` (it is then an event or not a response).

@@ -44,7 +44,7 @@ struct WatchCommand: ParsableCommand {
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "The daemon's statistics: requests, errors, latency, stores, objects, memory.",
+        abstract: "The daemon's statistics: requests, errors, latency, stores, objects, memory, uptime.",
         discussion: """
             EXAMPLES:
               almanac stats
@@ -66,8 +66,9 @@ struct StatsCommand: ParsableCommand {
             ("latency p50", Self.milliseconds(stats.latency.p50)), ("latency p90", Self.milliseconds(stats.latency.p90)),
             ("latency p99", Self.milliseconds(stats.latency.p99)), ("latency max", Self.milliseconds(stats.latency.max)),
             ("stores", String(stats.stores)), ("objects", String(stats.objects)),
-            ("resident memory", Self.bytes(stats.residentMemory)),
-        ] + (stats.uptime.map { [("uptime", "\(Int($0)) s")] } ?? [])
+            ("resident memory", Self.bytes(stats.residentMemory)), ("subscribers", String(stats.subscribers)),
+            ("uptime", "\(Int(stats.uptime)) s"),
+        ]
         context.print(
             Listing(
                 columns: [.init(header: "STATISTIC", key: "key"), .init(header: "VALUE", key: "value", alignment: .right)],

@@ -2,7 +2,7 @@ import struct Foundation.Date
 
 extension WireResponse {
     /// The answer to `hello`: `{"protocol": 1, "version": "…", "entities": [...]}`.
-    public struct Hello: WireMessageBody {
+    public struct Hello: WireMessageBody, WireReplyBody {
         public var protocolVersion: Int
         /// The daemon's version.
         public var version: String
@@ -171,7 +171,7 @@ extension WireResponse {
     }
 
     /// The answer to `stores`: `{"stores": [...]}`.
-    public struct Stores: WireMessageBody {
+    public struct Stores: WireMessageBody, WireReplyBody {
         public var stores: [StoreInfo]
 
         public init(stores: [StoreInfo]) { self.stores = stores }
@@ -180,7 +180,7 @@ extension WireResponse {
     }
 
     /// The answer to `fetch` and `template`: `{"objects": [...], "total": n}`.
-    public struct Fetch: WireMessageBody {
+    public struct Fetch: WireMessageBody, WireReplyBody {
         public var objects: [WireObject]
         /// The number of matching objects before `limit` and `offset`.
         public var total: Int
@@ -196,28 +196,62 @@ extension WireResponse {
         }
 
         public var json: JSONObject { ["objects": .array(objects.map { .object($0.json) }), "total": .int(total)] }
+
+        /// Writes the objects (copying the kept encodings of cached ones) and the total.
+        @inlinable
+        public func encodeMembers<Output: JSONOutput>(into output: inout Output) {
+            output.writeJSONText(",\"objects\":[")
+            for (position, object) in objects.enumerated() {
+                if position > 0 { output.writeJSONByte(UInt8(ascii: ",")) }
+                object.encode(into: &output)
+            }
+            output.writeJSONText("],\"total\":")
+            JSONValue.int(total).encode(into: &output)
+        }
     }
 
     /// The answer to `count`: `{"count": n}`.
-    public struct Count: WireMessageBody {
+    public struct Count: WireMessageBody, WireReplyBody {
         public var count: Int
 
         public init(count: Int) { self.count = count }
         public init(json: JSONObject) throws(WireError) { count = try json.requiredInt("count") }
         public var json: JSONObject { ["count": .int(count)] }
+
+        @inlinable
+        public func encodeMembers<Output: JSONOutput>(into output: inout Output) {
+            output.writeJSONText(",\"count\":")
+            JSONValue.int(count).encode(into: &output)
+        }
     }
 
     /// The answer to `get` and `update`: `{"object": {...}}`.
-    public struct Get: WireMessageBody {
+    public struct Get: WireMessageBody, WireReplyBody {
         public var object: WireObject
 
         public init(object: WireObject) { self.object = object }
         public init(json: JSONObject) throws(WireError) { object = try WireObject(json: try json.requiredObject("object")) }
         public var json: JSONObject { ["object": .object(object.json)] }
+
+        @inlinable
+        public func encodeMembers<Output: JSONOutput>(into output: inout Output) {
+            output.writeJSONText(",\"object\":")
+            object.encode(into: &output)
+        }
+    }
+
+    /// The answer to `ping` and `delete`: no fields, `{"id": …, "ok": true}`.
+    public struct Empty: WireMessageBody, WireReplyBody {
+        public init() {}
+        public init(json: JSONObject) throws(WireError) {}
+        public var json: JSONObject { JSONObject() }
+
+        @inlinable
+        public func encodeMembers<Output: JSONOutput>(into output: inout Output) {}
     }
 
     /// The answer to `insert`: `{"uri": …, "store": …}`.
-    public struct Insert: WireMessageBody {
+    public struct Insert: WireMessageBody, WireReplyBody {
         public var uri: String
         public var store: String
 
@@ -235,7 +269,7 @@ extension WireResponse {
     }
 
     /// The answer to `subscribe`: `{"subscribed": true}`; events follow on the same connection.
-    public struct Subscribed: WireMessageBody {
+    public struct Subscribed: WireMessageBody, WireReplyBody {
         public var isSubscribed: Bool
 
         public init(isSubscribed: Bool = true) { self.isSubscribed = isSubscribed }

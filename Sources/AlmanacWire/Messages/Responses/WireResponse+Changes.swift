@@ -24,8 +24,11 @@ extension WireResponse {
         }
     }
 
-    /// The answer to `changes`: `{"added": [...], "cancelled": [...], "moved": [...], "changed": [...]}`.
-    public struct Changes: WireMessageBody {
+    /// The answer to `changes`: `{"conference": …, "added": [...], "cancelled": [...], "moved": [...],
+    /// "changed": [...]}`.
+    public struct Changes: WireMessageBody, WireReplyBody {
+        /// The conference asked for (its name), or nil when the changes of every conference are listed.
+        public var conference: String?
         public var added: [ChangeEntry]
         public var cancelled: [ChangeEntry]
         /// Sessions whose start, end, day or room changed.
@@ -34,11 +37,13 @@ extension WireResponse {
         public var changed: [ChangeEntry]
 
         public init(
+            conference: String? = nil,
             added: [ChangeEntry] = [],
             cancelled: [ChangeEntry] = [],
             moved: [ChangeEntry] = [],
             changed: [ChangeEntry] = []
         ) {
+            self.conference = conference
             self.added = added
             self.cancelled = cancelled
             self.moved = moved
@@ -49,6 +54,7 @@ extension WireResponse {
             func list(_ key: String) throws(WireError) -> [ChangeEntry] {
                 json[key] == nil ? [] : try json.objects(key, ChangeEntry.init(json:))
             }
+            conference = try json.optionalString("conference")
             added = try list("added")
             cancelled = try list("cancelled")
             moved = try list("moved")
@@ -57,6 +63,7 @@ extension WireResponse {
 
         public var json: JSONObject {
             [
+                "conference": conference.map(JSONValue.string) ?? .null,
                 "added": .array(added.map { .object($0.json) }),
                 "cancelled": .array(cancelled.map { .object($0.json) }),
                 "moved": .array(moved.map { .object($0.json) }),

@@ -2,9 +2,9 @@ extension WireResponse {
     /// The answer to `stats`.
     ///
     /// `{"requests": n, "errors": n, "latency": {"p50": ms, "p90": ms, "p99": ms, "max": ms}, "stores": n,
-    /// "objects": n, "residentMemory": bytes, "uptime": seconds}`.
-    public struct Stats: WireMessageBody {
-        /// Request latency percentiles, in milliseconds.
+    /// "objects": n, "residentMemory": bytes, "subscribers": n, "uptime": seconds}`.
+    public struct Stats: WireMessageBody, WireReplyBody {
+        /// Request latency percentiles and maximum, in milliseconds.
         public struct Latency: Sendable, Hashable {
             public var p50: Double
             public var p90: Double
@@ -23,6 +23,7 @@ extension WireResponse {
         public var requests: Int
         /// Requests answered with an error since start.
         public var errors: Int
+        /// Over the last 10,000 requests.
         public var latency: Latency
         /// Attached stores.
         public var stores: Int
@@ -30,8 +31,10 @@ extension WireResponse {
         public var objects: Int
         /// Resident memory of the daemon, in bytes.
         public var residentMemory: Int
+        /// Connections subscribed to events.
+        public var subscribers: Int
         /// Seconds since the daemon started.
-        public var uptime: Double?
+        public var uptime: Double
 
         public init(
             requests: Int,
@@ -40,7 +43,8 @@ extension WireResponse {
             stores: Int,
             objects: Int,
             residentMemory: Int,
-            uptime: Double? = nil
+            subscribers: Int = 0,
+            uptime: Double
         ) {
             self.requests = requests
             self.errors = errors
@@ -48,36 +52,40 @@ extension WireResponse {
             self.stores = stores
             self.objects = objects
             self.residentMemory = residentMemory
+            self.subscribers = subscribers
             self.uptime = uptime
         }
 
+        /// Reads the body.
+        ///
+        /// - Throws: `bad_request` naming the first field that is missing or not a number.
         public init(json: JSONObject) throws(WireError) {
-            requests = try json.optionalInt("requests") ?? 0
-            errors = try json.optionalInt("errors") ?? 0
-            let latency = try json.optionalObject("latency") ?? [:]
+            requests = try json.requiredInt("requests")
+            errors = try json.requiredInt("errors")
+            let latency = try json.requiredObject("latency")
             self.latency = Latency(
-                p50: latency["p50"]?.doubleValue ?? 0,
-                p90: latency["p90"]?.doubleValue ?? 0,
-                p99: latency["p99"]?.doubleValue ?? 0,
-                max: latency["max"]?.doubleValue ?? 0
+                p50: try latency.requiredDouble("p50"),
+                p90: try latency.requiredDouble("p90"),
+                p99: try latency.requiredDouble("p99"),
+                max: try latency.requiredDouble("max")
             )
-            stores = try json.optionalInt("stores") ?? 0
-            objects = try json.optionalInt("objects") ?? 0
-            residentMemory = try json.optionalInt("residentMemory") ?? 0
-            uptime = json["uptime"]?.doubleValue
+            stores = try json.requiredInt("stores")
+            objects = try json.requiredInt("objects")
+            residentMemory = try json.requiredInt("residentMemory")
+            subscribers = try json.optionalInt("subscribers") ?? 0
+            uptime = try json.requiredDouble("uptime")
         }
 
         public var json: JSONObject {
-            var object: JSONObject = [
+            [
                 "requests": .int(requests), "errors": .int(errors),
                 "latency": [
                     "p50": .double(latency.p50), "p90": .double(latency.p90), "p99": .double(latency.p99),
                     "max": .double(latency.max),
                 ],
                 "stores": .int(stores), "objects": .int(objects), "residentMemory": .int(residentMemory),
+                "subscribers": .int(subscribers), "uptime": .double(uptime),
             ]
-            object.set("uptime", uptime.map(JSONValue.double))
-            return object
         }
     }
 }
