@@ -107,11 +107,11 @@ struct WireObjectCacheTests {
         let cache = WireObjectCache()
         var made = 0
         // `store` serves the record's store identifier (a replaced file keeps its UUID).
-        func value(_ record: StoreRecord, in store: PersistentStore) -> JSONValue {
+        func value(_ record: StoreRecord, in store: PersistentStore) -> String {
             cache.values(for: [record], stores: { $0 == first.identifier ? store : nil }) { record in
                 made += 1
-                return .string(record.values["name"] as? String ?? "")
-            }[0]
+                return thing(record, named: record.values["name"] as? String ?? "")
+            }[0].values["name"]?.stringValue ?? ""
         }
         #expect(value(StoreRecord(objectID: id, version: 1, values: ["name": "one"]), in: first) == "one")
         #expect(value(StoreRecord(objectID: id, version: 1, values: ["name": "one"]), in: first) == "one")
@@ -137,7 +137,7 @@ struct WireObjectCacheTests {
             let records = (1...3).map {
                 StoreRecord(objectID: store.objectID(forEntityName: "Thing", referenceKey: $0))
             }
-            _ = cache.values(for: records, stores: { _ in store }) { .int($0.objectID.referenceKey) }
+            _ = cache.values(for: records, stores: { _ in store }) { thing($0, named: "") }
         }
         #expect(cache.count == 6)
         try coordinator.remove(detached)
@@ -169,8 +169,14 @@ struct WireObjectCacheTests {
         let store = try store(coordinator)
         let cache = WireObjectCache(limit: 10)
         let records = (1...25).map { StoreRecord(objectID: store.objectID(forEntityName: "Thing", referenceKey: Int64($0))) }
-        let values = cache.values(for: records, stores: { _ in store }) { .int($0.objectID.referenceKey) }
-        #expect(values == (1...25).map { .int(Int64($0)) })
+        let values = cache.values(for: records, stores: { _ in store }) { thing($0, named: "\($0.objectID.referenceKey)") }
+        #expect(values.map { $0.values["name"] } == (1...25).map { .string("\($0)") })
         #expect(cache.count <= 10)
     }
+}
+
+/// A wire object for a cache test, named so the test can tell which record made it.
+private func thing(_ record: StoreRecord, named name: String) -> WireObject {
+    WireObject(uri: record.objectID.uriString, entity: "Thing", store: record.objectID.storeIdentifier ?? "",
+               values: ["name": .string(name)])
 }

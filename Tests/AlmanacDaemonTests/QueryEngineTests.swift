@@ -11,6 +11,8 @@ struct CoreFixture {
     let root: URL
     let inbox: URL
     let core: DaemonCore
+    /// The daemon's handler on the core: the one dispatch of every operation.
+    let handler: DaemonHandler
 
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Data/schedules")
@@ -39,11 +41,13 @@ struct CoreFixture {
                                                 socketPath: root.appendingPathComponent("s.sock").path)
         try configuration.loadConfigurationFile()
         core = try DaemonCore(configuration: configuration)
+        handler = DaemonHandler(engine: core.engine, events: EventHub())
         core.scanAll()
     }
 
+    /// The body of the answer, as encoded on the wire and read back.
     func request(_ op: String, _ fields: JSONObject = [:]) throws(WireError) -> JSONObject {
-        try core.engine.execute(WireRequest(id: 1, op: op, fields: fields))
+        try handler.reply(to: WireRequest(id: 1, op: op, fields: fields)).json
     }
 
     func error(_ op: String, _ fields: JSONObject = [:]) -> WireError? {
@@ -210,7 +214,7 @@ struct QueryEngineTests {
         let lastEvent = try #require(full.range(of: "<event ", options: .backwards))
         let end = try #require(full.range(of: "</event>", range: lastEvent.upperBound..<full.endIndex))
         let shorter = String(full[..<lastEvent.lowerBound]) + String(full[end.upperBound...])
-        let engine = fixture.core.engine
+        let handler = fixture.handler
         let failures = FailureLog()
         let finished = DispatchSemaphore(value: 0)
         let writing = ManagedAtomicFlag()
@@ -221,9 +225,9 @@ struct QueryEngineTests {
                 while writing.isSet || reads < 20 {
                     reads += 1
                     do {
-                        let reply = try engine.execute(WireRequest(id: 1, op: "fetch", fields: [
+                        let reply = try handler.reply(to: WireRequest(id: 1, op: "fetch", fields: [
                             "entity": "Session", "sort": [["key": "title"]], "properties": ["title", "room.name"],
-                        ]))
+                        ])).json
                         let count = reply["objects"]?.arrayValue?.count ?? -1
                         if reply["total"] != .int(Int64(count)) || (count != 18 && count != 17) {
                             failures.add("\(count) objects, total \(reply["total"].map { "\($0)" } ?? "nil")")

@@ -18,15 +18,42 @@ public struct DaemonHandler: RequestHandler {
         self.statistics = statistics
     }
 
-    public func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject {
-        if request.op == WireOperation.stats.rawValue { return stats() }
-        return try engine.execute(request)
+    public func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> DaemonReply {
+        try reply(to: request)
+    }
+
+    /// The answer to a request: the one place where every operation is dispatched to the code that answers it.
+    ///
+    /// Synchronous, so tests and the event loop's kept replies share it with the server's tasks.
+    ///
+    /// - Throws: a ``AlmanacWire/WireError`` with the protocol's error code (`unknown_op`, `bad_request` for a
+    ///   body that does not decode, and each operation's own).
+    public func reply(to request: WireRequest) throws(WireError) -> DaemonReply {
+        switch try WireCommand(request) {
+        case .hello: return .hello(engine.hello())
+        case .ping: return .empty
+        case .model: return .model(engine.model())
+        case .stores: return .stores(try engine.stores())
+        case .fetch(let fetch): return .fetch(try engine.fetch(fetch, key: ReplyCache.Key(request)))
+        case .count(let fetch): return .count(try engine.count(fetch, key: ReplyCache.Key(request)))
+        case .template(let template): return .fetch(try engine.template(template, key: ReplyCache.Key(request)))
+        case .get(let get): return .object(try engine.get(get))
+        case .insert(let insert): return .insert(try engine.insert(insert))
+        case .update(let update): return .object(try engine.update(update))
+        case .delete(let delete):
+            try engine.delete(delete)
+            return .empty
+        case .changes(let changes): return .changes(try engine.changes(changes))
+        // The server starts the event stream once this answer is written (``subscribe(peer:)``).
+        case .subscribe: return .subscribed(WireResponse.Subscribed())
+        case .stats: return .stats(stats())
+        }
     }
 
     /// Answered on the event loop: `ping`, which touches no store, and reading requests whose reply is kept while
     /// the stores are unchanged (``QueryEngine/keptReply(to:)``, which never waits).
-    public func immediateAnswer(to request: WireRequest) -> JSONObject? {
-        if request.operation == .ping { return [:] }
+    public func immediateAnswer(to request: WireRequest) -> DaemonReply? {
+        if request.operation == .ping { return .empty }
         return engine.keptReply(to: request)
     }
 
@@ -38,15 +65,12 @@ public struct DaemonHandler: RequestHandler {
         statistics.record(duration: record.duration, failed: record.errorCode != nil)
     }
 
-    private func stats() -> JSONObject {
+    private func stats() -> WireResponse.Stats {
         let snapshot = statistics.snapshot()
-        return [
-            "requests": .int(Int64(snapshot.requests)), "errors": .int(Int64(snapshot.errors)),
-            "latency": ["p50": .double(snapshot.p50), "p90": .double(snapshot.p90), "p99": .double(snapshot.p99)],
-            "stores": .int(Int64(engine.library.coordinator.persistentStores.count)),
-            "objects": .int(Int64(engine.objectCount())),
-            "residentMemory": .int(Int64(RequestStatistics.residentMemory())),
-            "subscribers": .int(Int64(events.subscriberCount)),
-        ]
+        return WireResponse.Stats(
+            requests: snapshot.requests, errors: snapshot.errors, latency: snapshot.latency,
+            stores: engine.library.coordinator.persistentStores.count, objects: engine.objectCount(),
+            residentMemory: RequestStatistics.residentMemory(), subscribers: events.subscriberCount,
+            uptime: statistics.uptime())
     }
 }

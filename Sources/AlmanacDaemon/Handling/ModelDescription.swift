@@ -3,34 +3,28 @@ import ObjectGraph
 
 /// The model as the `model` operation shows it.
 enum ModelDescription {
-    static func json(_ model: ManagedObjectModel) -> JSONObject {
-        let entities: [JSONValue] = model.entities.map { entity in
-            let attributes: [JSONValue] = entity.allProperties.compactMap { $0 as? AttributeDescription }.map {
-                .object(["name": .string($0.name), "type": .string($0.attributeType.rawValue),
-                         "optional": .bool($0.isOptional), "transient": .bool($0.isTransient)])
-            }
-            let relationships: [JSONValue] = entity.allProperties.compactMap { $0 as? RelationshipDescription }.map {
-                .object(["name": .string($0.name), "destination": .string($0.destinationEntityName),
-                         "toMany": .bool($0.isToMany), "inverse": $0.inverseName.map { .string($0) } ?? .null,
-                         "deleteRule": .string($0.deleteRule.rawValue)])
-            }
-            return .object(["name": .string(entity.name),
-                            "parent": entity.superentity.map { .string($0.name) } ?? .null,
-                            "abstract": .bool(entity.isAbstract), "attributes": .array(attributes),
-                            "relationships": .array(relationships)])
+    static func body(_ model: ManagedObjectModel) -> WireResponse.Model {
+        let entities = model.entities.map { entity in
+            WireResponse.Model.Entity(
+                name: entity.name, parent: entity.superentity?.name, isAbstract: entity.isAbstract,
+                attributes: entity.allProperties.compactMap { $0 as? AttributeDescription }.map {
+                    .init(name: $0.name, type: $0.attributeType.rawValue, isOptional: $0.isOptional,
+                          isTransient: $0.isTransient)
+                },
+                relationships: entity.allProperties.compactMap { $0 as? RelationshipDescription }.map {
+                    .init(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
+                          inverse: $0.inverseName, deleteRule: $0.deleteRule.rawValue)
+                })
         }
-        var configurations: JSONObject = [:]
-        for name in model.configurations {
-            configurations[name] = .array((model.entities(forConfigurationName: name) ?? []).map { .string($0.name) })
+        let configurations = model.configurations.map { name in
+            WireResponse.Model.Configuration(
+                name: name, entities: (model.entities(forConfigurationName: name) ?? []).map(\.name))
         }
-        var templates: JSONObject = [:]
-        for (name, template) in model.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
-            templates[name] = .object([
-                "entity": .string(template.entityName),
-                "predicate": template.predicate.map { .string($0.predicateFormat) } ?? .null,
-                "variables": .array((template.predicate?.referencedVariables.sorted() ?? []).map { .string($0) }),
-            ])
+        let templates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }.map { name, template in
+            WireResponse.Model.Template(
+                name: name, entity: template.entityName, predicate: template.predicate?.predicateFormat,
+                variables: template.predicate?.referencedVariables.sorted() ?? [])
         }
-        return ["entities": .array(entities), "configurations": .object(configurations), "templates": .object(templates)]
+        return WireResponse.Model(entities: entities, configurations: configurations, templates: templates)
     }
 }

@@ -46,42 +46,101 @@ public final class QueryEngine: Sendable {
         ["Session": "personal"].merging(rules) { _, configured in configured }
     }
 
-    /// Executes a request and returns the response's fields.
-    ///
-    /// - Throws: a ``WireError`` with the protocol's error code.
-    public func execute(_ request: WireRequest) throws(WireError) -> JSONObject {
-        let command = try WireCommand(request)
-        // `ping` touches no store: it never waits for the coordinator behind a long request.
-        if case .ping = command { return [:] }
-        var setAside: Set<String> = []
-        while true {
-            do {
-                // Reads run beside each other; writes run alone.
-                if command.operation.isWrite {
-                    return try coordinator.performAndWait { try execute(command, key: nil) }
-                }
-                let key = ReplyCache.Key(request)
-                return try coordinator.performReading { try execute(command, key: key) }
-            } catch let error as WireError {
-                throw error
-            } catch {
-                // A store whose file another process rewrote in place fails: it is set aside, as if the file had
-                // been replaced a moment before, and a reading request runs again without it.
-                if let url = (error as? StoreError)?.context.storeURL, !setAside.contains(url.path),
-                    library.setAsideIfChangedUnderItsStore(url)
-                {
-                    setAside.insert(url.path)
-                    if request.operation?.isWrite != true { continue }
-                }
-                throw WireError.from(error)
+    // MARK: Operations (``DaemonHandler/reply(to:)`` dispatches to them)
+
+    /// `hello`: the protocol version, the daemon's version and the model's entity names.
+    func hello() -> WireResponse.Hello {
+        WireResponse.Hello(version: version, entities: coordinator.managedObjectModel.entities.map(\.name))
+    }
+
+    /// `model`: the served model.
+    func model() -> WireResponse.Model {
+        ModelDescription.body(coordinator.managedObjectModel)
+    }
+
+    /// `stores`: the personal store, then every file the library knows.
+    func stores() throws(WireError) -> WireResponse.Stores {
+        try reading { WireResponse.Stores(stores: storeList()) }
+    }
+
+    /// `fetch`; `key` names the request for the reply cache.
+    func fetch(_ fetch: WireRequest.Fetch, key: ReplyCache.Key?) throws(WireError) -> WireResponse.Fetch {
+        try reading {
+            let request = try fetchRequest(fetch)
+            return try kept(key, request) { try fetchResponse(request, properties: fetch.properties) }
+        }
+    }
+
+    /// `count`; `key` names the request for the reply cache.
+    func count(_ fetch: WireRequest.Fetch, key: ReplyCache.Key?) throws(WireError) -> WireResponse.Count {
+        try reading {
+            let request = try fetchRequest(fetch)
+            return try kept(key, request) {
+                WireResponse.Count(count: try ManagedObjectContext(coordinator: coordinator).count(for: request))
             }
         }
     }
 
+    /// `template`: a fetch by one of the model's fetch request templates.
+    func template(_ template: WireRequest.Template, key: ReplyCache.Key?) throws(WireError) -> WireResponse.Fetch {
+        try reading {
+            let variables = template.variables.dictionary.mapValues(coding.variable)
+            let request = try coordinator.managedObjectModel.fetchRequestFromTemplate(
+                withName: template.name, substitutionVariables: variables)
+            if !template.sort.isEmpty { request.sortKeys = template.sort.map(sortKey) }
+            if let limit = template.limit { request.fetchLimit = try nonNegative(limit, "limit") }
+            if let offset = template.offset { request.fetchOffset = try nonNegative(offset, "offset") }
+            if template.name == "SearchSessions", let text = variables["TEXT"] as? String {
+                return try kept(key, request) {
+                    try searchResponse(request, text: text, properties: template.properties)
+                }
+            }
+            return try kept(key, request) { try fetchResponse(request, properties: template.properties) }
+        }
+    }
+
+    /// `get`: one object by URI.
+    func get(_ get: WireRequest.Get) throws(WireError) -> WireResponse.Get {
+        try reading {
+            let context = ManagedObjectContext(coordinator: coordinator)
+            return WireResponse.Get(object: coding.wireObject(try existing(get.uri, in: context), properties: nil))
+        }
+    }
+
+    /// `insert`: a new object in the explicit, routed or only possible store.
+    func insert(_ insert: WireRequest.Insert) throws(WireError) -> WireResponse.Insert {
+        try writing { try performInsert(insert) }
+    }
+
+    /// `update`: new values for an object; answers with the object as saved.
+    func update(_ update: WireRequest.Update) throws(WireError) -> WireResponse.Get {
+        try writing {
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let object = try existing(update.uri, in: context)
+            try coding.apply(update.values, to: object, in: context)
+            try context.save()
+            return WireResponse.Get(object: coding.wireObject(object, properties: nil))
+        }
+    }
+
+    /// `delete`: removes an object.
+    func delete(_ delete: WireRequest.Delete) throws(WireError) {
+        try writing {
+            let context = ManagedObjectContext(coordinator: coordinator)
+            context.delete(try existing(delete.uri, in: context))
+            try context.save()
+        }
+    }
+
+    /// `changes`: what the latest release of each conference (or the named one) changed.
+    func changes(_ changes: WireRequest.Changes) throws(WireError) -> WireResponse.Changes {
+        try reading { try changesResponse(conference: changes.conference) }
+    }
+
     /// The reply kept for an identical `fetch`, `count` or `template` request, if the stores are unchanged since
     /// and that can be told without waiting (for a save, a store change, or another request's read of the personal
-    /// store); else nil, and the request goes through ``execute(_:)`` as usual. Never blocks: for the event loop.
-    public func keptReply(to request: WireRequest) -> JSONObject? {
+    /// store); else nil, and the request is dispatched as usual. Never blocks: for the event loop.
+    public func keptReply(to request: WireRequest) -> DaemonReply? {
         switch request.operation {
         case .fetch?, .count?, .template?: break
         default: return nil
@@ -93,76 +152,53 @@ public final class QueryEngine: Sendable {
         return replies.reply(for: key, token: token)
     }
 
-    /// Executes a command; `key` names a reading request, whose reply may come from or go to ``replies``.
-    private func execute(_ command: WireCommand, key: ReplyCache.Key?) throws -> JSONObject {
-        switch command {
-        case .hello:
-            let names = coordinator.managedObjectModel.entities.map { JSONValue.string($0.name) }
-            return ["protocol": .int(Int64(WireProtocol.version)), "version": .string(version), "entities": .array(names)]
-        case .ping:
-            return [:]
-        case .model:
-            return ModelDescription.json(coordinator.managedObjectModel)
-        case .stores:
-            return ["stores": .array(storeList())]
-        case .fetch(let fetch):
-            let request = try fetchRequest(fetch)
-            return try reply(key, request) { try fetchResponse(request, properties: fetch.properties) }
-        case .count(let fetch):
-            let request = try fetchRequest(fetch)
-            return try reply(key, request) {
-                ["count": .int(Int64(try ManagedObjectContext(coordinator: coordinator).count(for: request)))]
+    // MARK: Running inside the coordinator
+
+    /// Runs a read beside other reads. A store whose file another process rewrote in place fails: it is set aside,
+    /// as if the file had been replaced a moment before, and the read runs again without it.
+    private func reading<T>(_ body: () throws -> T) throws(WireError) -> T {
+        var setAside: Set<String> = []
+        while true {
+            do {
+                return try coordinator.performReading(body)
+            } catch {
+                guard setAsideIfChangedUnderItsStore(error, setAside: &setAside) else { throw WireError.from(error) }
             }
-        case .template(let template):
-            let variables = template.variables.dictionary.mapValues(coding.variable)
-            let request = try coordinator.managedObjectModel.fetchRequestFromTemplate(
-                withName: template.name, substitutionVariables: variables)
-            if !template.sort.isEmpty { request.sortKeys = template.sort.map(sortKey) }
-            if let limit = template.limit { request.fetchLimit = try nonNegative(limit, "limit") }
-            if let offset = template.offset { request.fetchOffset = try nonNegative(offset, "offset") }
-            if template.name == "SearchSessions", let text = variables["TEXT"] as? String {
-                return try reply(key, request) { try searchResponse(request, text: text, properties: template.properties) }
-            }
-            return try reply(key, request) { try fetchResponse(request, properties: template.properties) }
-        case .get(let get):
-            let context = ManagedObjectContext(coordinator: coordinator)
-            let object = try existing(get.uri, in: context)
-            return ["object": .object(coding.wireObject(object, properties: nil).json)]
-        case .insert(let insert):
-            return try performInsert(insert)
-        case .update(let update):
-            let context = ManagedObjectContext(coordinator: coordinator)
-            let object = try existing(update.uri, in: context)
-            try coding.apply(update.values, to: object, in: context)
-            try context.save()
-            return ["object": .object(coding.wireObject(object, properties: nil).json)]
-        case .delete(let delete):
-            let context = ManagedObjectContext(coordinator: coordinator)
-            let object = try existing(delete.uri, in: context)
-            context.delete(object)
-            try context.save()
-            return [:]
-        case .changes(let changes):
-            return try changesResponse(conference: changes.conference)
-        case .subscribe:
-            return ["subscribed": true]
-        case .stats:
-            return ["stores": .int(Int64(coordinator.persistentStores.count)), "objects": .int(Int64(objectCount()))]
         }
+    }
+
+    /// Runs a write alone. A store rewrote in place under it is set aside too, but the write is not run again.
+    private func writing<T>(_ body: () throws -> T) throws(WireError) -> T {
+        do {
+            return try coordinator.performAndWait(body)
+        } catch {
+            var setAside: Set<String> = []
+            _ = setAsideIfChangedUnderItsStore(error, setAside: &setAside)
+            throw WireError.from(error)
+        }
+    }
+
+    /// Whether `error` came from a store whose file changed under it, set aside now (and not before).
+    private func setAsideIfChangedUnderItsStore(_ error: any Error, setAside: inout Set<String>) -> Bool {
+        guard !(error is WireError), let url = (error as? StoreError)?.context.storeURL, !setAside.contains(url.path),
+            library.setAsideIfChangedUnderItsStore(url)
+        else { return false }
+        setAside.insert(url.path)
+        return true
     }
 
     // MARK: Fetching
 
     /// The kept reply to an identical request while the stores are unchanged, else `make()`'s (kept for the next).
     /// Runs inside the request's `performReading`, so the token and the reply describe the same data.
-    private func reply(_ key: ReplyCache.Key?, _ request: FetchRequest, make: () throws -> JSONObject) throws
-        -> JSONObject
+    private func kept<Body: KeptReplyBody>(_ key: ReplyCache.Key?, _ request: FetchRequest, make: () throws -> Body)
+        throws -> Body
     {
         guard let key, request.predicate?.callsVolatileFunction != true, let token = try coordinator.contentToken()
         else { return try make() }
-        if let kept = replies.reply(for: key, token: token) { return kept }
+        if let kept = replies.reply(for: key, token: token).flatMap(Body.init(kept:)) { return kept }
         let body = try make()
-        replies.keep(body, for: key, token: token)
+        replies.keep(body.kept, for: key, token: token)
         return body
     }
 
@@ -213,11 +249,11 @@ public final class QueryEngine: Sendable {
         return SortKey(key.key, ascending: key.isAscending, comparison: comparison)
     }
 
-    private func fetchResponse(_ request: FetchRequest, properties: [String]?) throws -> JSONObject {
+    private func fetchResponse(_ request: FetchRequest, properties: [String]?) throws -> WireResponse.Fetch {
         let context = ManagedObjectContext(coordinator: coordinator)
         let coding = self.coding
         let entities = coordinator.managedObjectModel.entitiesByName
-        let objects: [JSONValue]
+        let objects: [WireObject]
         // Entities whose objects show just their stored values are encoded from the stores' records: no managed
         // objects made (the context is new, so there are no unsaved changes to merge).
         let entity = entities[request.entityName]
@@ -238,24 +274,23 @@ public final class QueryEngine: Sendable {
                 return store
             }) { record in
                 // Cached objects are encoded again for every reply that has them: keep their bytes.
-                .object(coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).json
-                    .withEncodingKept())
+                coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).withEncodingKept()
             }
         } else if let entity, fromRecords, let properties, coding.readsFromRecords(properties, of: entity) {
             // Named attributes and key paths through to-one relationships: no related objects (and their to-many
             // relationships) are made just to read `room.name`.
             var related: [ManagedObjectID: StoreRecord?] = [:]
             objects = try context.fetchRecords(request).map { record in
-                .object(try coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity,
-                                              properties: properties) { id in
+                try coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity,
+                                      properties: properties) { id in
                     if let known = related[id] { return known }
                     let found = try context.storedRecord(for: id)
                     related[id] = found
                     return found
-                }.json)
+                }
             }
         } else {
-            objects = try context.fetch(request).map { .object(coding.wireObject($0, properties: properties).json) }
+            objects = try context.fetch(request).map { coding.wireObject($0, properties: properties) }
         }
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
         request.fetchLimit = 0
@@ -263,17 +298,19 @@ public final class QueryEngine: Sendable {
         let total = limit == 0 && offset == 0 ? objects.count : try context.count(for: request)
         request.fetchLimit = limit
         request.fetchOffset = offset
-        return ["objects": .array(objects), "total": .int(Int64(total))]
+        return WireResponse.Fetch(objects: objects, total: total)
     }
 
     /// `SearchSessions`: sessions whose title matches come first, then the others (each group in the request's
     /// order); `limit` and `offset` apply to the whole list, `total` counts both groups.
-    private func searchResponse(_ request: FetchRequest, text: String, properties: [String]?) throws -> JSONObject {
+    private func searchResponse(_ request: FetchRequest, text: String, properties: [String]?) throws
+        -> WireResponse.Fetch
+    {
         guard let predicate = request.predicate else { return try fetchResponse(request, properties: properties) }
         let inTitle = ObjectPredicate.comparison(
             .keyPath("title"), .contains, .constant(.string(text)), options: [.caseInsensitive, .diacriticInsensitive])
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
-        var objects: [JSONValue] = []
+        var objects: [WireObject] = []
         var total = 0
         for part in [inTitle, .not(inTitle)] {
             let group = FetchRequest(entityName: request.entityName)
@@ -282,12 +319,12 @@ public final class QueryEngine: Sendable {
             group.includesSubentities = request.includesSubentities
             group.affectedStores = request.affectedStores
             let reply = try fetchResponse(group, properties: properties)
-            objects += reply["objects"]?.arrayValue ?? []
-            total += Int(reply["total"]?.intValue ?? 0)
+            objects += reply.objects
+            total += reply.total
         }
         let from = min(offset, objects.count)
         let to = limit == 0 ? objects.count : min(objects.count, from + limit)
-        return ["objects": .array(Array(objects[from..<to])), "total": .int(Int64(total))]
+        return WireResponse.Fetch(objects: Array(objects[from..<to]), total: total)
     }
 
     private func existing(_ uri: String, in context: ManagedObjectContext) throws -> ManagedObject {
@@ -305,7 +342,7 @@ public final class QueryEngine: Sendable {
 
     // MARK: Writing
 
-    private func performInsert(_ insert: WireRequest.Insert) throws -> JSONObject {
+    private func performInsert(_ insert: WireRequest.Insert) throws -> WireResponse.Insert {
         let model = coordinator.managedObjectModel
         guard let entity = model.entitiesByName[insert.entity], !entity.isAbstract else {
             throw WireError(code: .unknownEntity, message: "The model has no concrete entity named '\(insert.entity)'.")
@@ -316,7 +353,7 @@ public final class QueryEngine: Sendable {
         try coding.apply(insert.values, to: object, in: context)
         try context.assign(object, to: target)
         try context.save()
-        return ["uri": .string(object.objectID.uriRepresentation().absoluteString), "store": .string(target.identifier)]
+        return WireResponse.Insert(uri: object.objectID.uriRepresentation().absoluteString, store: target.identifier)
     }
 
     /// The store a new object goes to: the explicit one (checked), else a routing rule, else the single writable
@@ -358,9 +395,8 @@ public final class QueryEngine: Sendable {
 
     // MARK: Listing
 
-    private func storeList() -> [JSONValue] {
-        var list: [JSONValue] = [.object(storeInfo(store: personalStore, file: personalStore.url?.path ?? "",
-                                                   loadedAt: nil, error: nil).json)]
+    private func storeList() -> [WireResponse.StoreInfo] {
+        var list = [storeInfo(store: personalStore, file: personalStore.url?.path ?? "", loadedAt: nil, error: nil)]
         for entry in library.entriesByPath {
             var info = storeInfo(store: entry.store, file: entry.url.path, loadedAt: entry.loadedAt,
                                  error: entry.error, type: entry.type, readOnly: entry.isReadOnly)
@@ -384,7 +420,7 @@ public final class QueryEngine: Sendable {
             info.shadowedBy = entry.shadowedBy?.path
             info.settingsError = entry.settingsError
             if entry.shadowedBy != nil { info.status = .shadowed }
-            list.append(.object(info.json))
+            list.append(info)
         }
         return list
     }
@@ -423,7 +459,7 @@ public final class QueryEngine: Sendable {
 
     // MARK: Changes
 
-    private func changesResponse(conference: String?) throws -> JSONObject {
+    private func changesResponse(conference: String?) throws -> WireResponse.Changes {
         var names = library.conferencesWithChanges
         if let conference {
             let name = try conferenceName(matching: conference)
@@ -434,12 +470,12 @@ public final class QueryEngine: Sendable {
             }
             names = [name]
         }
-        var added: [JSONValue] = [], cancelled: [JSONValue] = [], moved: [JSONValue] = [], changed: [JSONValue] = []
+        var changes = WireResponse.Changes(conference: conference.map { _ in names.first ?? "" })
         for name in names {
             guard let release = library.releaseChanges(forConference: name) else { continue }
             let diff = release.changes
-            added += diff.added.map { entry($0, name, previous: [:]) }
-            cancelled += diff.cancelled.map { item in
+            changes.added += diff.added.map { entry($0, name, previous: [:]) }
+            changes.cancelled += diff.cancelled.map { item in
                 var previous: JSONObject = ["status": .string(item.reason.rawValue)]
                 if item.reason == .removed {
                     // Its old values: the session is in no schedule any more.
@@ -450,13 +486,13 @@ public final class QueryEngine: Sendable {
                 return entry(item.session, name, previous: previous,
                              formerURI: release.removedURIs[item.session.storedGUID])
             }
-            moved += diff.moved.map { move in
+            changes.moved += diff.moved.map { move in
                 entry(move.new, name, previous: [
                     "start": .string(WireDate.string(from: move.oldStart)),
                     "room": move.oldRoom.map { .string($0) } ?? .null,
                 ])
             }
-            changed += diff.changed.map { edit in
+            changes.changed += diff.changed.map { edit in
                 var previous: JSONObject = [:]
                 for field in edit.fields {
                     switch field {
@@ -469,8 +505,7 @@ public final class QueryEngine: Sendable {
                 return entry(edit.new, name, previous: previous)
             }
         }
-        return ["conference": conference.map { _ in .string(names.first ?? "") } ?? .null, "added": .array(added),
-                "cancelled": .array(cancelled), "moved": .array(moved), "changed": .array(changed)]
+        return changes
     }
 
     /// The name of the served conference a user's text names: its name (acronym), title or file name, compared
@@ -507,7 +542,7 @@ public final class QueryEngine: Sendable {
     /// A change entry: the session as a wire object (with its live URI when the new release holds it) and what it
     /// was before.
     private func entry(_ session: SessionInfo, _ acronym: String, previous: JSONObject, formerURI: String? = nil)
-        -> JSONValue
+        -> WireResponse.ChangeEntry
     {
         let guid = session.storedGUID
         var values = sessionJSON(session, acronym)
@@ -520,9 +555,8 @@ public final class QueryEngine: Sendable {
         let uri = live?.objectID.uriRepresentation().absoluteString ?? formerURI
             ?? "x-almanac://\(acronym)/Session/\(guid)"
         let store = live?.objectID.storeIdentifier ?? URL(string: uri)?.host ?? ""
-        var object = WireObject(uri: uri, entity: "Session", store: store, values: values).json
-        object["previous"] = .object(previous)
-        return .object(object)
+        return WireResponse.ChangeEntry(
+            object: WireObject(uri: uri, entity: "Session", store: store, values: values), previous: previous)
     }
 
     private func sessionJSON(_ session: SessionInfo, _ acronym: String) -> JSONObject {

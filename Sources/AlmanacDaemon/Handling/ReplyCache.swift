@@ -2,7 +2,7 @@ import AlmanacWire
 import ObjectGraph
 import Synchronization
 
-/// Replies to reading requests (`fetch`, `count`, `template`), kept for the next identical request while the stores
+/// Replies (typed bodies) to reading requests (`fetch`, `count`, `template`), kept for the next identical request while the stores
 /// hold the same data.
 ///
 /// A reply is kept with the coordinator's ``ObjectGraph/ContentToken`` read in the same `performReading` as the
@@ -29,7 +29,7 @@ final class ReplyCache: Sendable {
 
     private struct Entry {
         var token: ContentToken
-        var body: JSONObject
+        var body: DaemonReply
         var lastUse: Int
     }
 
@@ -51,7 +51,7 @@ final class ReplyCache: Sendable {
     }
 
     /// The reply kept for `key` when it was made with the stores in the state `token` describes.
-    func reply(for key: Key, token: ContentToken) -> JSONObject? {
+    func reply(for key: Key, token: ContentToken) -> DaemonReply? {
         state.withLock { state in
             guard let entry = state.entries[key], entry.token == token else { return nil }
             state.use += 1
@@ -67,8 +67,8 @@ final class ReplyCache: Sendable {
     }
 
     /// Keeps a reply made with the stores in the state `token` describes (unless it is too large).
-    func keep(_ body: JSONObject, for key: Key, token: ContentToken) {
-        if case .array(let objects) = body["objects"], objects.count > maxObjects { return }
+    func keep(_ body: DaemonReply, for key: Key, token: ContentToken) {
+        if case .fetch(let fetch) = body, fetch.objects.count > maxObjects { return }
         state.withLock { state in
             state.use += 1
             if state.entries[key] == nil, state.entries.count >= limit {

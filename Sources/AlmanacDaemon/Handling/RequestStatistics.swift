@@ -1,3 +1,4 @@
+import AlmanacWire
 import Foundation
 import Synchronization
 
@@ -12,6 +13,7 @@ public final class RequestStatistics: Sendable {
 
     private let state = Mutex(State())
     private let capacity = 10_000
+    private let started = ContinuousClock.now
 
     /// Creates empty statistics.
     public init() {}
@@ -31,15 +33,40 @@ public final class RequestStatistics: Sendable {
         }
     }
 
-    /// Requests, errors and latency percentiles in milliseconds (over the last 10,000 requests).
-    public func snapshot() -> (requests: Int, errors: Int, p50: Double, p90: Double, p99: Double) {
+    /// Requests and errors since start; latency percentiles and maximum in milliseconds, over the last 10,000
+    /// requests.
+    public func snapshot() -> (requests: Int, errors: Int, latency: WireResponse.Stats.Latency) {
         let copy = state.withLock { $0 }
         let sorted = copy.latencies.sorted()
         func percentile(_ p: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
             return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000
         }
-        return (copy.requests, copy.errors, percentile(0.5), percentile(0.9), percentile(0.99))
+        let latency = WireResponse.Stats.Latency(
+            p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99), max: (sorted.last ?? 0) * 1000)
+        return (copy.requests, copy.errors, latency)
+    }
+
+    /// Seconds since the process started (from /proc), or since these statistics were made where that is unknown.
+    public func uptime() -> Double {
+        if let seconds = Self.processUptime() { return seconds }
+        let elapsed = ContinuousClock.now - started
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// The process's age: the system's uptime less the process's start time (field 22 of /proc/self/stat, in clock
+    /// ticks since boot).
+    static func processUptime() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+            let system = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
+            let systemSeconds = system.split(separator: " ").first.flatMap({ Double($0) }),
+            let afterName = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name (which may hold spaces) start at field 3.
+        let fields = stat[stat.index(after: afterName)...].split(separator: " ")
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 19, let ticks = Double(fields[19]), ticksPerSecond > 0 else { return nil }
+        return max(0, systemSeconds - ticks / ticksPerSecond)
     }
 
     /// The process's resident memory in bytes, from /proc/self/statm (0 where unavailable).

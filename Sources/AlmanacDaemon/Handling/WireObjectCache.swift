@@ -21,7 +21,7 @@ final class WireObjectCache: Sendable {
     }
 
     private struct State: ~Copyable {
-        var stores: [UInt64: [Key: (version: Int64, value: JSONValue)]] = [:]
+        var stores: [UInt64: [Key: (version: Int64, object: WireObject)]] = [:]
         var count = 0
     }
 
@@ -37,17 +37,17 @@ final class WireObjectCache: Sendable {
     ///
     /// `make` runs without the cache's lock, so requests on other threads encode at the same time.
     func values(for records: [StoreRecord], stores: (String) -> PersistentStore?,
-                make: (StoreRecord) -> JSONValue) -> [JSONValue] {
+                make: (StoreRecord) -> WireObject) -> [WireObject] {
         let slots = records.map { record in
             record.objectID.storeIdentifier.flatMap(stores).map { $0.instanceNumber }
         }
-        var values: [JSONValue?] = state.withLock { state in
+        var values: [WireObject?] = state.withLock { state in
             records.indices.map { index in
                 let record = records[index]
                 guard let slot = slots[index], let cached = state.stores[slot]?[Key(record)],
                     cached.version == record.version
                 else { return nil }
-                return cached.value
+                return cached.object
             }
         }
         var made: [Int] = []

@@ -6,24 +6,29 @@ import AlmanacWire
 /// requests from peers allowed to make them. Requests on one connection reach the handler one at a time, in order;
 /// requests on different connections reach it concurrently.
 public protocol RequestHandler: Sendable {
-    /// Answers one request.
+    /// The body of a successful answer: typed (the daemon's ``DaemonReply``) or a ``AlmanacWire/JSONObject`` of
+    /// fields. The server writes it, after `id` and `ok`, straight into the outgoing buffer.
+    associatedtype Reply: WireReplyBody
+
+    /// Answers one request (the server decoded its line once, on the event loop).
     ///
-    /// - Returns: The response's fields (the server adds `id` and `ok`), e.g. `["objects": …, "total": 3]`.
+    /// - Returns: The response's body (the server adds `id` and `ok`), e.g. a ``AlmanacWire/WireResponse/Fetch``.
     /// - Throws: A ``AlmanacWire/WireError``, sent to the client as it is. Any other error is logged and answered
     ///   with `internal`. The handler is cancelled when the request passes its deadline (`timeout`) or the server
     ///   stops; it should check for cancellation in long work.
-    func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject
+    func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> Reply
 
-    /// The events for a connection that sent `subscribe`; the server writes each as one line until the stream ends
-    /// or the connection closes (then the server cancels its iteration).
+    /// The events for a connection whose `subscribe` request ``handle(_:peer:)`` answered successfully (asked once
+    /// per connection); the server writes each as one line until the stream ends or the connection closes (then the
+    /// server cancels its iteration).
     func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent>
 
     /// The answer to a request that needs no peer check and can be given without waiting (`ping`, a reply kept
     /// from an identical earlier request), or nil (the default) to answer it with ``handle(_:peer:)``.
     ///
-    /// Called on the connection's event loop, so it must return at once; the server uses it only when every
-    /// earlier request of the connection has been answered, so answers keep their order.
-    func immediateAnswer(to request: WireRequest) -> JSONObject?
+    /// Called on the connection's event loop, so it must return at once; the server asks only when every earlier
+    /// request of the connection has been answered, so answers keep their order.
+    func immediateAnswer(to request: WireRequest) -> Reply?
 
     /// Called after each answer, for statistics (default: does nothing). Called for answers the server gives
     /// itself too (`too_large`, `bad_request` for unreadable lines, `forbidden`, `timeout`).
@@ -31,7 +36,7 @@ public protocol RequestHandler: Sendable {
 }
 
 extension RequestHandler {
-    public func immediateAnswer(to request: WireRequest) -> JSONObject? { nil }
+    public func immediateAnswer(to request: WireRequest) -> Reply? { nil }
 
     public func requestCompleted(_ record: RequestRecord) {}
 }

@@ -22,11 +22,14 @@ extension WireServer {
             .serverChannelOption(.backlog, value: 128)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
         let handler = self.handler
+        let maxLineLength = configuration.maxLineLength
         let initializer: @Sendable (any Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
             channel.eventLoop.makeCompletedFuture {
                 let state = ConnectionState(now: .now)
-                try channel.pipeline.syncOperations.addHandler(ImmediateAnswerHandler(handler: handler, state: state))
-                let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                try channel.pipeline.syncOperations.addHandler(
+                    RequestDecoder(handler: handler, state: state, maxLineLength: maxLineLength)
+                )
+                let wrapped = try NIOAsyncChannel<InboundRequest, ByteBuffer>(
                     wrappingChannelSynchronously: channel,
                     configuration: .init()
                 )

@@ -31,18 +31,13 @@ extension WireServer {
                                 group.addTask { await self.watchIdle(state, channel: channel, timeout: idleTimeout) }
                             }
                             var session = ConnectionSession(peer: peer, state: state, channel: channel, logger: logger)
-                            var framer = LineFramer(maxLineLength: configuration.maxLineLength)
                             reading: do {
-                                for try await chunk in inbound {
-                                    for action in framer.append(chunk.readableBytesView) {
-                                        guard await self.perform(action, in: &session, group: &group) else {
-                                            break reading
-                                        }
+                                // Lines arrive framed and decoded by the event loop's ``RequestDecoder``.
+                                for try await request in inbound {
+                                    guard await self.perform(request, in: &session, group: &group) else {
+                                        break reading
                                     }
-                                    state.chunksAnswered.add(1, ordering: .releasing)
-                                }
-                                for action in framer.finish() {
-                                    guard await self.perform(action, in: &session, group: &group) else { break reading }
+                                    state.requestsAnswered.add(1, ordering: .releasing)
                                 }
                             } catch {
                                 logger.debug("read ended", metadata: ["error": "\(error)"])
@@ -65,127 +60,114 @@ extension WireServer {
         logger.debug("connection closed")
     }
 
-    /// Handles one framer action; returns false when the connection should stop reading.
+    /// Answers one decoded request line; returns false when the connection should stop reading.
     private func perform(
-        _ action: LineFramer.Action,
+        _ inbound: InboundRequest,
         in session: inout ConnectionSession,
         group: inout ThrowingDiscardingTaskGroup<any Error>
     ) async -> Bool {
         let started = ContinuousClock.now
-        switch action {
+        let request: WireRequest
+        switch inbound {
         case .tooLarge:
             let error = WireError.tooLarge(limit: configuration.maxLineLength)
-            let written = await session.write(WireResponse.failure(id: .null, error: error).encodedLine())
-            handler.requestCompleted(
-                RequestRecord(op: nil, errorCode: error.code, duration: .now - started, peer: session.peer)
-            )
+            let written = await session.write { WireResponse.encodeLine(id: .null, error: error, into: &$0) }
+            record(op: nil, error: error, since: started, peer: session.peer)
             return written
-        case .line(let line):
+        case .unreadable(let id, let error):
             guard session.state.withLock({ $0.requestStarted() }) == .process else { return false }
-            let (op, response, subscription) = await answer(line, session: &session)
-            let written = await session.write(response.encodedLine())
-            if case .failure(_, let error) = response, error.code == .internal {
-                session.logger.error("request failed", metadata: ["op": "\(op ?? "?")", "error": "\(error.cause.map { "\($0)" } ?? error.message)"])
+            let written = await session.write { WireResponse.encodeLine(id: id, error: error, into: &$0) }
+            record(op: nil, error: error, since: started, peer: session.peer)
+            return finished(session, written: written)
+        case .request(let decoded):
+            guard session.state.withLock({ $0.requestStarted() }) == .process else { return false }
+            request = decoded
+        }
+
+        let answer = await answer(request, peer: session.peer)
+        let written: Bool
+        switch answer {
+        case .success(let reply):
+            written = await session.write { WireResponse.encodeLine(id: request.id, body: reply, into: &$0) }
+        case .failure(let error):
+            written = await session.write { WireResponse.encodeLine(id: request.id, error: error, into: &$0) }
+            if error.code == .internal {
+                session.logger.error(
+                    "request failed",
+                    metadata: ["op": "\(request.op)", "error": "\(error.cause.map { "\($0)" } ?? error.message)"]
+                )
             }
-            var errorCode: WireError.Code?
-            if case .failure(_, let error) = response { errorCode = error.code }
-            handler.requestCompleted(
-                RequestRecord(op: op, errorCode: errorCode, duration: .now - started, peer: session.peer)
-            )
-            if let subscription, written {
-                let channel = session.channel
-                let logger = session.logger
-                group.addTask {
-                    for await event in subscription {
-                        do {
-                            try await channel.writeAndFlush(ByteBuffer(bytes: event.encodedLine()))
-                        } catch {
-                            logger.debug("event not delivered", metadata: ["error": "\(error)"])
-                            return
-                        }
+        }
+        record(op: request.op, error: answer.error, since: started, peer: session.peer)
+        // The one place `subscribe` is special: once its answer is out, the connection's events follow.
+        if written, request.operation == .subscribe, answer.error == nil, !session.isSubscribed {
+            session.isSubscribed = true
+            session.state.withLock { $0.subscribed() }
+            let subscription = await handler.subscribe(peer: session.peer)
+            let channel = session.channel
+            let logger = session.logger
+            group.addTask {
+                for await event in subscription {
+                    var line = channel.allocator.buffer(capacity: 256)
+                    event.encodeLine(into: &line)
+                    do {
+                        try await channel.writeAndFlush(line)
+                    } catch {
+                        logger.debug("event not delivered", metadata: ["error": "\(error)"])
+                        return
                     }
                 }
             }
-            let next = session.state.withLock { $0.requestFinished(at: .now) }
-            return written && next == .continueReading
+        }
+        return finished(session, written: written)
+    }
+
+    /// Whether to read on after an answer.
+    private func finished(_ session: ConnectionSession, written: Bool) -> Bool {
+        let next = session.state.withLock { $0.requestFinished(at: .now) }
+        return written && next == .continueReading
+    }
+
+    private func record(op: String?, error: WireError?, since started: ContinuousClock.Instant, peer: PeerCredentials) {
+        handler.requestCompleted(RequestRecord(op: op, errorCode: error?.code, duration: .now - started, peer: peer))
+    }
+
+    /// The answer to a well-formed request: the handler's, within the request deadline, if the peer may ask.
+    private func answer(_ request: WireRequest, peer: PeerCredentials) async -> Answer {
+        if request.operation?.isWrite == true, !configuration.writeAccess.allowsWrites(by: peer) {
+            return .failure(WireError(
+                code: .forbidden,
+                message: "\(request.op) needs the daemon's user, root or the writers' group; \(peer) is none"
+            ))
+        }
+        let handler = self.handler
+        do {
+            return .success(try await withDeadline(configuration.requestTimeout) {
+                try await handler.handle(request, peer: peer)
+            })
+        } catch let error as WireError {
+            return .failure(error)
+        } catch is DeadlineExceeded {
+            return .failure(WireError(
+                code: .timeout,
+                message: "\(request.op) took longer than \(configuration.requestTimeout); narrow the request"
+            ))
+        } catch is CancellationError {
+            return .failure(WireError(code: .internal, message: "the daemon is stopping; try again"))
+        } catch {
+            return .failure(WireError(
+                code: .internal, message: "internal error; see the daemon's log", cause: SendableDescription(error)))
         }
     }
 
-    /// Reads, authorizes and answers one request line.
-    private func answer(
-        _ line: [UInt8],
-        session: inout ConnectionSession
-    ) async -> (op: String?, response: WireResponse, subscription: AsyncStream<WireEvent>?) {
-        let value: JSONValue
-        do {
-            value = try JSONValue(parsing: line)
-        } catch {
-            let failure = WireError(
-                code: .badRequest,
-                message: "request is not valid JSON: \(error.message)",
-                details: error.details
-            )
-            return (nil, .failure(id: .null, error: failure), nil)
-        }
-        let id = WireRequest.id(inRequestObject: value)
-        let request: WireRequest
-        do throws(WireError) {
-            guard let object = value.objectValue else {
-                throw WireError.badRequest("request must be a JSON object, not \(value.typeName)")
-            }
-            request = try WireRequest(json: object)
-        } catch {
-            return (nil, .failure(id: id, error: error), nil)
-        }
+    /// A handler's answer to one request.
+    enum Answer {
+        case success(Handler.Reply)
+        case failure(WireError)
 
-        if request.operation == .subscribe {
-            var subscription: AsyncStream<WireEvent>?
-            if !session.isSubscribed {
-                session.isSubscribed = true
-                session.state.withLock { $0.subscribed() }
-                subscription = await handler.subscribe(peer: session.peer)
-            }
-            return (request.op, .success(id: id, body: WireResponse.Subscribed().json), subscription)
-        }
-
-        if request.operation?.isWrite == true, !configuration.writeAccess.allowsWrites(by: session.peer) {
-            let error = WireError(
-                code: .forbidden,
-                message: "\(request.op) needs the daemon's user, root or the writers' group; \(session.peer) is none"
-            )
-            return (request.op, .failure(id: id, error: error), nil)
-        }
-
-        let handler = self.handler
-        let peer = session.peer
-        if request.operation == .ping {
-            // Nothing to time out: answered without starting a deadline.
-            do {
-                return (request.op, .success(id: id, body: try await handler.handle(request, peer: peer)), nil)
-            } catch {
-                let failure = (error as? WireError) ?? WireError(code: .internal, message: "internal error; see the daemon's log")
-                return (request.op, .failure(id: id, error: failure), nil)
-            }
-        }
-        do {
-            let body = try await withDeadline(configuration.requestTimeout) {
-                try await handler.handle(request, peer: peer)
-            }
-            return (request.op, .success(id: id, body: body), nil)
-        } catch let error as WireError {
-            return (request.op, .failure(id: id, error: error), nil)
-        } catch is DeadlineExceeded {
-            let error = WireError(
-                code: .timeout,
-                message: "\(request.op) took longer than \(configuration.requestTimeout); narrow the request"
-            )
-            return (request.op, .failure(id: id, error: error), nil)
-        } catch is CancellationError {
-            let error = WireError(code: .internal, message: "the daemon is stopping; try again")
-            return (request.op, .failure(id: id, error: error), nil)
-        } catch {
-            let failure = WireError(code: .internal, message: "internal error; see the daemon's log", cause: SendableDescription(error))
-            return (request.op, .failure(id: id, error: failure), nil)
+        var error: WireError? {
+            if case .failure(let error) = self { return error }
+            return nil
         }
     }
 
@@ -232,9 +214,9 @@ extension WireServer {
 final class ConnectionState: Sendable {
     private let machine: Mutex<ConnectionStateMachine>
     private let peerCredentials = Mutex(PeerCredentials.unknown)
-    /// Chunks of the byte stream the connection's task has answered completely (every request line in them
-    /// answered and the answer handed to the socket), for ``ImmediateAnswerHandler``'s ordering.
-    let chunksAnswered = Atomic(0)
+    /// Requests the connection's task has answered (the answer handed to the socket), for ``RequestDecoder``'s
+    /// ordering.
+    let requestsAnswered = Atomic(0)
 
     init(now: ContinuousClock.Instant) {
         machine = Mutex(ConnectionStateMachine(now: now))
@@ -260,7 +242,7 @@ struct PeerCredentialsOption: Sendable {
 
 /// An accepted connection: its channel and the state its task shares with its event loop's handler.
 struct AcceptedConnection: Sendable {
-    let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+    let channel: NIOAsyncChannel<InboundRequest, ByteBuffer>
     let state: ConnectionState
 }
 
@@ -272,10 +254,13 @@ struct ConnectionSession {
     let logger: Logger
     var isSubscribed = false
 
-    /// Writes one line and waits until it is handed to the socket; false when the connection is gone.
-    func write(_ line: [UInt8]) async -> Bool {
+    /// Writes one line, encoded by `encode` straight into the outgoing buffer, and waits until it is handed to the
+    /// socket; false when the connection is gone.
+    func write(_ encode: (inout ByteBuffer) -> Void) async -> Bool {
+        var line = channel.allocator.buffer(capacity: 256)
+        encode(&line)
         do {
-            try await channel.writeAndFlush(ByteBuffer(bytes: line))
+            try await channel.writeAndFlush(line)
             return true
         } catch {
             logger.debug("answer not delivered", metadata: ["error": "\(error)"])

@@ -127,15 +127,14 @@ public struct WireServer<Handler: RequestHandler>: Service {
     private func accepted(_ connection: AcceptedConnection) async {
         guard connectionCount.enter(limit: configuration.maxConnections) else {
             logger.notice("too many connections; answering busy", metadata: ["limit": "\(configuration.maxConnections)"])
-            let busy = WireResponse.failure(
-                id: .null,
-                error: WireError(
-                    code: .busy,
-                    message: "the daemon serves \(configuration.maxConnections) connections already; try again later"
-                )
+            let busy = WireError(
+                code: .busy,
+                message: "the daemon serves \(configuration.maxConnections) connections already; try again later"
             )
             let channel = connection.channel.channel
-            _ = try? await channel.writeAndFlush(ByteBuffer(bytes: busy.encodedLine())).get()
+            var line = channel.allocator.buffer(capacity: 256)
+            WireResponse.encodeLine(id: .null, error: busy, into: &line)
+            _ = try? await channel.writeAndFlush(line).get()
             _ = try? await channel.close().get()
             return
         }

@@ -2,8 +2,9 @@ import AlmanacDaemon
 import AlmanacWire
 import Synchronization
 
-/// A trivial handler: `ping` (answered on the event loop when the server may), `echo` (returns its fields), `sleep` (`ms`), `whoami` (peer credentials), `fail`
-/// (throws a non-wire error), `insert` (pretends to insert), and events pushed by the test.
+/// A trivial handler: `ping` (answered on the event loop when the server may), `echo` (returns its fields), `sleep`
+/// (`ms`), `whoami` (peer credentials), `fail` (throws a non-wire error), `insert` (pretends to insert),
+/// `subscribe`, and events pushed by the test.
 final class TestHandler: RequestHandler {
     private let eventContinuations = Mutex<[AsyncStream<WireEvent>.Continuation]>([])
     let started: AsyncStream<String>
@@ -33,6 +34,8 @@ final class TestHandler: RequestHandler {
             throw Boom()
         case "insert":
             return ["uri": "x-almanac://test/Favorite/p1", "store": "test"]
+        case "subscribe":
+            return WireResponse.Subscribed().json
         case "missing":
             throw WireError(code: .notFound, message: "no such object")
         default:

@@ -61,7 +61,7 @@ struct ConnectionStateMachine {
         }
     }
 
-    /// A request the event loop answers at once (``ImmediateAnswerHandler``) starts, if the connection is idle.
+    /// A request the event loop answers at once (``RequestDecoder``) starts, if the connection is idle.
     mutating func immediateRequestStarted() -> Bool {
         guard case .idle = state else { return false }
         state = .processing

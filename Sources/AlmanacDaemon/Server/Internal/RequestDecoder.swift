@@ -1,77 +1,133 @@
 import AlmanacWire
 import NIOCore
 
-/// Answers, on the connection's event loop, the requests the handler can answer at once
-/// (``RequestHandler/immediateAnswer(to:)``: `ping`, kept replies), and hands every other byte on to the connection's task
-/// unchanged.
+/// Frames and decodes a connection's request lines on its event loop, once each; answers at once the requests the
+/// handler can answer without waiting (``RequestHandler/immediateAnswer(to:)``: `ping`, kept replies) and hands
+/// every other one, decoded, on to the connection's task.
 ///
 /// A request answered here skips the hop to the connection's task and back (three thread switches), which is most
-/// of what a `ping` costs. Answers stay in request order: a line is answered here only when every chunk handed on
-/// before it has been answered completely (``ConnectionState/chunksAnswered`` has caught up) and no partial line
-/// was handed on; otherwise it is handed on too, and the task answers it in turn. Only short lines are looked at,
-/// and a line that is not an immediate request, or is not valid JSON, is handed on for the task to answer (or
-/// reject) as usual.
-final class ImmediateAnswerHandler<Handler: RequestHandler>: ChannelInboundHandler, RemovableChannelHandler {
+/// of what a `ping` costs. Answers stay in request order: a request is answered here only when every request handed
+/// on before it has been answered (``ConnectionState/requestsAnswered`` has caught up); otherwise it is handed on
+/// too, and the task answers it in turn.
+final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+    typealias InboundOut = InboundRequest
     typealias OutboundOut = ByteBuffer
-
-    /// Lines longer than this are never immediate requests (`{"id": …, "op": "ping"}` is far shorter, and so is a
-    /// typical sorted, paged `fetch`); longer ones are not parsed twice.
-    static var longestImmediateLine: Int { 1024 }
 
     private let handler: Handler
     private let state: ConnectionState
-    /// Chunks handed on to the connection's task.
-    private var chunksHandedOn = 0
-    /// Whether the last chunk handed on ended within a line (the task holds its start).
-    private var isWithinLine = false
+    private var framer: LineFramer
+    /// Requests handed on to the connection's task.
+    private var handedOn = 0
+    /// Answers written here and not yet flushed (flushed once per read).
+    private var needsFlush = false
+    /// An answer here closed the connection (shutdown arrived): the rest of the input is dropped.
+    private var isClosing = false
 
-    init(handler: Handler, state: ConnectionState) {
+    init(handler: Handler, state: ConnectionState, maxLineLength: Int) {
         self.handler = handler
         self.state = state
+        self.framer = LineFramer(maxLineLength: maxLineLength)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        // Every byte passes here first, so idle time is counted here for the task too.
+        let buffer = unwrapInboundIn(data)
+        // Every byte passes here, so idle time is counted here for the task too.
         state.withLock { $0.bytesReceived(at: .now) }
-        while !isWithinLine, context.channel.isWritable,
-            state.chunksAnswered.load(ordering: .acquiring) == chunksHandedOn,
-            let newline = buffer.readableBytesView.firstIndex(of: 0x0A),
-            newline - buffer.readerIndex <= Self.longestImmediateLine,
-            let answer = immediateAnswer(buffer.readableBytesView[buffer.readerIndex..<newline])
-        {
-            buffer.moveReaderIndex(to: newline + 1)
-            let started = ContinuousClock.now
-            let line = answer.response.encodedLine()
-            var out = context.channel.allocator.buffer(capacity: line.count)
-            out.writeBytes(line)
-            let next = state.withLock { $0.requestFinished(at: .now) }
-            handler.requestCompleted(
-                RequestRecord(op: answer.op, errorCode: nil, duration: .now - started, peer: state.peer)
-            )
-            if next == .close {
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(out)).whenComplete { _ in channel.close(promise: nil) }
-                return
-            }
-            context.writeAndFlush(wrapOutboundOut(out), promise: nil)
-        }
-        guard buffer.readableBytes > 0 else { return }
-        isWithinLine = buffer.readableBytesView.last != 0x0A
-        chunksHandedOn += 1
-        context.fireChannelRead(wrapInboundOut(buffer))
+        for action in framer.append(buffer.readableBytesView) { deliver(action, context: context) }
     }
 
-    /// The answer to one line when it is an immediate request and the connection may start a request now.
-    private func immediateAnswer(_ line: ByteBufferView) -> (op: String, response: WireResponse)? {
-        // Cheap rejection first: most lines are not immediate requests.
-        guard line.count >= 2, line.first == UInt8(ascii: "{") || line.first == UInt8(ascii: " ") else { return nil }
-        guard let value = try? JSONValue(parsing: line), let object = value.objectValue,
-            let request = try? WireRequest(json: object), let body = handler.immediateAnswer(to: request)
-        else { return nil }
-        guard state.withLock({ $0.immediateRequestStarted() }) else { return nil }
-        return (request.op, .success(id: WireRequest.id(inRequestObject: value), body: body))
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client shut down its writing side: a last line without a newline still counts.
+        if let event = event as? ChannelEvent, event == .inputClosed { finish(context: context) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(context: context)
+        context.fireChannelInactive()
+    }
+
+    private func finish(context: ChannelHandlerContext) {
+        for action in framer.finish() { deliver(action, context: context) }
+        flushIfNeeded(context: context)
+    }
+
+    private func flushIfNeeded(context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    private func deliver(_ action: LineFramer.Action, context: ChannelHandlerContext) {
+        guard !isClosing else { return }
+        let inbound: InboundRequest
+        switch action {
+        case .tooLarge: inbound = .tooLarge
+        case .line(let line): inbound = InboundRequest(line: line)
+        }
+        if case .request(let request) = inbound, answerAtOnce(request, context: context) { return }
+        handedOn += 1
+        context.fireChannelRead(wrapInboundOut(inbound))
+    }
+
+    /// Answers `request` here when the handler can and the connection may start a request now.
+    private func answerAtOnce(_ request: WireRequest, context: ChannelHandlerContext) -> Bool {
+        guard context.channel.isWritable, state.requestsAnswered.load(ordering: .acquiring) == handedOn,
+            let reply = handler.immediateAnswer(to: request), state.withLock({ $0.immediateRequestStarted() })
+        else { return false }
+        let started = ContinuousClock.now
+        var out = context.channel.allocator.buffer(capacity: 256)
+        WireResponse.encodeLine(id: request.id, body: reply, into: &out)
+        let next = state.withLock { $0.requestFinished(at: .now) }
+        handler.requestCompleted(
+            RequestRecord(op: request.op, errorCode: nil, duration: .now - started, peer: state.peer)
+        )
+        if next == .close {
+            isClosing = true
+            needsFlush = false
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(out)).whenComplete { _ in channel.close(promise: nil) }
+            return true
+        }
+        context.write(wrapOutboundOut(out), promise: nil)
+        needsFlush = true
+        return true
+    }
+}
+
+/// One request line as the connection's event loop decoded it, for the connection's task.
+enum InboundRequest: Sendable {
+    /// A well-formed request.
+    case request(WireRequest)
+    /// A line that is not a request: answered with the error, and with the line's `id` when it had one.
+    case unreadable(id: JSONValue, error: WireError)
+    /// A line over the length limit (its bytes were dropped).
+    case tooLarge
+
+    /// Decodes one line (without its newline).
+    init(line: [UInt8]) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: line)
+        } catch {
+            let failure = WireError(
+                code: .badRequest, message: "request is not valid JSON: \(error.message)", details: error.details)
+            self = .unreadable(id: .null, error: failure)
+            return
+        }
+        do throws(WireError) {
+            guard let object = value.objectValue else {
+                throw WireError.badRequest("request must be a JSON object, not \(value.typeName)")
+            }
+            self = .request(try WireRequest(json: object))
+        } catch {
+            self = .unreadable(id: WireRequest.id(inRequestObject: value), error: error)
+        }
     }
 }
