@@ -22,7 +22,7 @@ struct Almanac: ParsableCommand {
               1  the daemon answered with an error (its code is printed on stderr)
               2  usage error
               3  cannot connect to the daemon
-              4  not found: an object, or a conference (unknown_conference lists the served names)
+              4  not found: an object, or a conference (unknown_conference)
 
             EXAMPLES:
               almanac now

@@ -19,7 +19,8 @@ struct ChangesCommand: ParsableCommand {
     )
 
     @OptionGroup var options: ClientOptions
-    @Argument(help: "Only this conference: its name (acronym), title or file name, in any case.") var conference: String?
+    @Argument(help: "Only this conference: its name (acronym), title or file name, in any case.") var conference:
+        String?
 
     func run() throws {
         let context = CommandContext(options: options, conference: conference)
@@ -65,7 +66,9 @@ struct ChangesCommand: ParsableCommand {
         }
         moved = rows("moved")
         changed = rows("changed")
-        return [("added", added), ("removed", removed), ("cancelled", cancelled), ("moved", moved), ("changed", changed)]
+        return [
+            ("added", added), ("removed", removed), ("cancelled", cancelled), ("moved", moved), ("changed", changed),
+        ]
     }
 
     /// One entry: the session's values, with a removed session's old values filled in from `previous`.
@@ -103,7 +106,8 @@ struct ChangesCommand: ParsableCommand {
             for (_, entry) in sorted {
                 let session = entry.session
                 let isFavorite = favorites.contains(session.guid)
-                let style: TextStyle = kind == "added" ? .green : (kind == "removed" || kind == "cancelled" ? .red : .yellow)
+                let style: TextStyle =
+                    kind == "added" ? .green : (kind == "removed" || kind == "cancelled" ? .red : .yellow)
                 rows.append([
                     .init(isFavorite ? "★" : "", raw: isFavorite ? "true" : "false", style: .yellow),
                     .init(kind.uppercased(), raw: kind, style: style),

@@ -7,7 +7,8 @@ extension CommandContext {
     /// The served conferences, fetched once.
     func catalog() throws(ClientError) -> ConferenceCatalog {
         if let cachedCatalog { return cachedCatalog }
-        let fetch = WireRequest.Fetch(entity: "Conference", sort: [.init(key: "acronym")], properties: ConferenceRecord.properties)
+        let fetch = WireRequest.Fetch(
+            entity: "Conference", sort: [.init(key: "acronym")], properties: ConferenceRecord.properties)
         let objects = try send(.fetch(fetch), as: WireResponse.Fetch.self).objects
         let catalog = ConferenceCatalog(conferences: objects.compactMap(ConferenceRecord.init))
         cachedCatalog = catalog
@@ -69,7 +70,9 @@ extension CommandContext {
     /// The sessions with these GUIDs.
     func sessions(guids: [String], conference: String? = nil) throws(ClientError) -> [SessionSummary] {
         guard !guids.isEmpty else { return [] }
-        return try sessions(predicate: "guid IN $GUIDS", variables: ["GUIDS": .array(guids.map(JSONValue.string))], conference: conference)
+        return try sessions(
+            predicate: "guid IN $GUIDS", variables: ["GUIDS": .array(guids.map(JSONValue.string))],
+            conference: conference)
     }
 
     /// A single session by GUID or URI.
@@ -90,7 +93,8 @@ extension CommandContext {
 
     /// The favourites (Favorite objects).
     func favoriteObjects() throws(ClientError) -> [WireObject] {
-        try send(.fetch(.init(entity: "Favorite", sort: [.init(key: "createdAt")])), as: WireResponse.Fetch.self).objects
+        try send(.fetch(.init(entity: "Favorite", sort: [.init(key: "createdAt")])), as: WireResponse.Fetch.self)
+            .objects
     }
 
     /// The GUIDs of favourite sessions.

@@ -24,8 +24,10 @@ enum DayRange {
         }
         let zone = try context.dayZone(conference: conference)
         let date = try self.date(argument, conference: conference, zone: zone, context: context)
-        let days = try context.send(.fetch(dayFetch("date == $DAY", ["DAY": .string(date)], conference)), as: WireResponse.Fetch.self)
-        let fallback = ConferenceDays.fallbackWindow(of: date, in: zone) ?? DateInterval(start: context.now, duration: 86_400)
+        let days = try context.send(
+            .fetch(dayFetch("date == $DAY", ["DAY": .string(date)], conference)), as: WireResponse.Fetch.self)
+        let fallback =
+            ConferenceDays.fallbackWindow(of: date, in: zone) ?? DateInterval(start: context.now, duration: 86_400)
         let sessions = try context.sessions(
             predicate: "day.date == $DAY OR (day == nil AND start >= $FROM AND start < $TO)",
             variables: ["DAY": .string(date), "FROM": .date(fallback.start), "TO": .date(fallback.end)],
@@ -54,7 +56,9 @@ enum DayRange {
         }
     }
 
-    private static func dayFetch(_ predicate: String, _ variables: JSONObject, _ conference: String?) -> WireRequest.Fetch {
+    private static func dayFetch(_ predicate: String, _ variables: JSONObject, _ conference: String?)
+        -> WireRequest.Fetch
+    {
         var predicate = predicate
         var variables = variables
         if let conference {

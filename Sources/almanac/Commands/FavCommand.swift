@@ -52,7 +52,9 @@ struct FavCommand: ParsableCommand {
             if let start = target.start { snapshot["sessionStart"] = .date(start) }
             var withSnapshot = values
             for (key, value) in snapshot.members { withSnapshot[key] = value }
-            let body = try FavCommand.insert(withSnapshot, orElse: values, snapshotKeys: ["sessionTitle", "sessionStart"], store: store, context: context)
+            let body = try FavCommand.insert(
+                withSnapshot, orElse: values, snapshotKeys: ["sessionTitle", "sessionStart"], store: store,
+                context: context)
             if options.format == .table {
                 context.write("★ \(target.title) (\(context.display.span(target)))\n")
             } else {
@@ -152,7 +154,8 @@ struct FavCommand: ParsableCommand {
                 )
             )
             if !gone.isEmpty, options.format == .table {
-                let count = gone.count == 1 ? "1 favourite refers to a session" : "\(gone.count) favourites refer to sessions"
+                let count =
+                    gone.count == 1 ? "1 favourite refers to a session" : "\(gone.count) favourites refer to sessions"
                 FileHandle.standardError.write(Data("almanac: \(count) no longer in any schedule (marked gone)\n".utf8))
             }
         }
@@ -175,7 +178,8 @@ struct FavCommand: ParsableCommand {
                     if let room = old.room { values["room.name"] = .string(room) }
                 }
             }
-            var session = SessionSummary(WireObject(uri: favorite.uri, entity: "Session", store: favorite.store, values: values))
+            let object = WireObject(uri: favorite.uri, entity: "Session", store: favorite.store, values: values)
+            var session = SessionSummary(object)
             session.isGone = true
             return session
         }

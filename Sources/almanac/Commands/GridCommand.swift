@@ -60,7 +60,8 @@ struct GridCommand: ParsableCommand {
     static func title(date: String) -> String {
         let parts = date.split(separator: "-").compactMap { Int($0) }
         let calendar = TimeDisplay.calendar(in: ConferenceZone.utc)
-        guard parts.count == 3, let noon = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12))
+        guard parts.count == 3,
+            let noon = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12))
         else { return date }
         return TimeDisplay.day(noon, in: ConferenceZone.utc) + " " + String(parts[0])
     }

@@ -31,7 +31,8 @@ struct NowCommand: ParsableCommand {
         let context = CommandContext(options: options, conference: conference)
         let conference = try context.conferenceName()
         if wholeDay {
-            SessionOutput.print(try DayRange.sessions(on: "today", conference: conference, context: context).sessions, context: context)
+            let day = try DayRange.sessions(on: "today", conference: conference, context: context)
+            SessionOutput.print(day.sessions, context: context)
             return
         }
         let sessions = try context.sessions(
@@ -108,8 +109,8 @@ struct DayCommand: ParsableCommand {
 
     func run() throws {
         let context = CommandContext(options: options, conference: conference)
-        let sessions = try DayRange.sessions(on: date, conference: try context.conferenceName(), context: context).sessions
-        SessionOutput.print(sessions, context: context)
+        let day = try DayRange.sessions(on: date, conference: try context.conferenceName(), context: context)
+        SessionOutput.print(day.sessions, context: context)
     }
 }
 

@@ -65,7 +65,8 @@ struct ConferenceCatalog: Sendable {
             let names = Set(conferences.filter(matches).map(\.name)).sorted()
             if names.count == 1 { return names[0] }
             if names.count > 1 {
-                throw .usage("\"\(text)\" names several conferences (\(names.joined(separator: ", "))); use one of these names")
+                throw .usage(
+                    "\"\(text)\" names several conferences (\(names.joined(separator: ", "))); use one of these names")
             }
         }
         throw .unknownConference(text, known: names)
