@@ -33,7 +33,9 @@ enum FakeDaemon {
     }
 
     /// Serves `handler` on a fresh socket while `body` runs; readiness is signalled by the server, never slept for.
-    static func serve(_ handler: FakeScheduleHandler = FakeScheduleHandler(), _ body: (String) async throws -> Void) async throws {
+    static func serve(_ handler: FakeScheduleHandler = FakeScheduleHandler(), _ body: (String) async throws -> Void)
+        async throws
+    {
         let path = "/tmp/aw-\(UUID().uuidString.prefix(8).lowercased()).sock"
         let (ready, continuation) = AsyncStream<Void>.makeStream()
         let logger = Logger(label: "test.e2e")

@@ -20,8 +20,10 @@ struct FakeSchedule: Sendable {
         }
         let conference = WireObject(
             uri: "x-almanac://38c3/Conference/p1", entity: "Conference", store: "38c3.xml",
-            values: ["acronym": "38c3", "title": "38th Chaos Communication Congress", "source": "38c3.xml",
-                     "timeZone": "Europe/Berlin"]
+            values: [
+                "acronym": "38c3", "title": "38th Chaos Communication Congress", "source": "38c3.xml",
+                "timeZone": "Europe/Berlin",
+            ]
         )
         return FakeSchedule(
             objects: ["Session": SampleSessions.objects, "Favorite": favorites, "Conference": [conference], "Day": []],
@@ -47,6 +49,8 @@ final class FakeRecorder: @unchecked Sendable {  // @unchecked: every access hol
 struct FakeScheduleHandler: RequestHandler {
     var schedule: FakeSchedule = .sample
     var recorder = FakeRecorder()
+    /// Keys an insert may not carry, refused with `bad_request` naming the key (a daemon with an older model).
+    var refusedInsertKeys: Set<String> = []
 
     func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject {
         switch try WireCommand(request) {
@@ -79,6 +83,9 @@ struct FakeScheduleHandler: RequestHandler {
             }
             return schedule.changes
         case .insert(let insert):
+            if let refused = insert.values.members.first(where: { refusedInsertKeys.contains($0.key) }) {
+                throw WireError.badRequest("\(insert.entity) has no property '\(refused.key)'", field: refused.key)
+            }
             recorder.record(insert)
             return WireResponse.Insert(uri: "x-almanac://favorites/\(insert.entity)/p99", store: "favorites").json
         case .delete(let delete):
@@ -111,7 +118,9 @@ struct FakeScheduleHandler: RequestHandler {
                 throw WireError(code: .parseError, message: "\(error)")
             }
             let variables = fetch.variables.dictionary.mapValues(value)
-            found = try found.filter { try predicate.evaluate(with: dictionary($0.values), substitutionVariables: variables) }
+            found = try found.filter {
+                try predicate.evaluate(with: dictionary($0.values), substitutionVariables: variables)
+            }
         }
         for key in fetch.sort.reversed() {
             found = found.enumerated().sorted { lhs, rhs in
@@ -166,7 +175,8 @@ struct FakeScheduleHandler: RequestHandler {
         case (_, nil): return .orderedAscending
         case (let left?, let right?):
             if let leftDate = WireDate.date(from: left), let rightDate = WireDate.date(from: right) {
-                return leftDate == rightDate ? .orderedSame : (leftDate < rightDate ? .orderedAscending : .orderedDescending)
+                return leftDate == rightDate
+                    ? .orderedSame : (leftDate < rightDate ? .orderedAscending : .orderedDescending)
             }
             return left.compare(right)
         }
