@@ -12,7 +12,8 @@ struct StoresCommand: ParsableCommand {
             almanacd.json; assumed!: nothing said, UTC assumed, so times may be off), whether it is served \
             (serving; shadowed → yields to FILE, a newer release of the same conference; failed; stale: the last \
             read failed and the earlier version is served), how many warnings its reading gave, and its error. \
-            --verbose lists the warnings; json and csv carry every field, with the full file path and the store id.
+            --verbose lists every error and warning in full under the table; json and csv carry every field, with \
+            the full file path and the store id.
 
             EXAMPLES:
               almanac stores
@@ -22,7 +23,8 @@ struct StoresCommand: ParsableCommand {
     )
 
     @OptionGroup var options: ClientOptions
-    @Flag(name: .shortAndLong, help: "List each store's warnings under the table.") var verbose = false
+    @Flag(name: .shortAndLong, help: "List each store's errors and warnings in full under the table.") var verbose =
+        false
 
     func run() throws {
         let context = CommandContext(options: options)
@@ -72,8 +74,10 @@ struct StoresCommand: ParsableCommand {
                     .init(store.configuration ?? ""),
                     .init(store.isReadOnly ? "true" : "false"),
                     .init(String(store.objects)),
-                    .init(store.warnings.count == 0 ? "" : String(store.warnings.count), raw: String(store.warnings.count),
-                          style: store.warnings.count == 0 ? .plain : .yellow),
+                    .init(
+                        store.warnings.count == 0 ? "" : String(store.warnings.count),
+                        raw: String(store.warnings.count),
+                        style: store.warnings.count == 0 ? .plain : .yellow),
                     .init(store.warnings.messages.joined(separator: "\n")),
                     .init(store.loadedAt.map { WireDate.string(from: $0) } ?? ""),
                     errorCell(store),
@@ -106,16 +110,21 @@ struct StoresCommand: ParsableCommand {
 
     /// The reading error, then the settings error.
     static func errorCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
-        let parts = [store.error, store.settingsError.map { "settings: " + $0 }].compactMap { $0 }.filter { !$0.isEmpty }
+        let parts = [store.error, store.settingsError.map { "settings: " + $0 }].compactMap { $0 }.filter {
+            !$0.isEmpty
+        }
         return .init(parts.joined(separator: "; "), raw: store.error ?? "", style: .red)
     }
 
-    /// The warnings of each store that has some, under the file's name.
+    /// The errors and warnings of each store that has some, in full, under the file's name.
     static func warnings(_ stores: [WireResponse.StoreInfo]) -> String {
         var text = ""
-        for store in stores where store.warnings.count > 0 || store.settingsError != nil {
+        for store in stores where store.warnings.count > 0 || store.settingsError != nil || store.error != nil {
             text += "\n\(fileName(store.file)) (\(store.file)):\n"
-            if let settingsError = store.settingsError { text += "  settings: \(settingsError)\n" }
+            if let error = store.error { text += "  error: \(TextWidth.singleLine(error))\n" }
+            if let settingsError = store.settingsError {
+                text += "  settings: \(TextWidth.singleLine(settingsError))\n"
+            }
             for message in store.warnings.messages { text += "  \(TextWidth.singleLine(message))\n" }
             let more = store.warnings.count - store.warnings.messages.count
             if more > 0 { text += "  … and \(more) more\n" }
