@@ -2,24 +2,39 @@ import AlmanacWire
 import ArgumentParser
 import Foundation
 
+/// The help of `--conference`, the same on every command.
+let conferenceHelp = ArgumentHelp(
+    "Only this conference: its name (acronym), title or file name, in any case.", valueName: "name")
+
 struct NowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "now",
         abstract: "Sessions running now.",
         discussion: """
-            A session runs now when it started at or before now and ends after now.
+            A session runs now when it started at or before now and ends after now. With --day, the whole \
+            conference day that holds now is listed: at a congress whose day runs from 10:00 to 04:00, at 01:30 \
+            that is the day that started the morning before.
 
             EXAMPLES:
               almanac now
               almanac now --conference 38c3 --at 2024-12-28T11:00+01:00
+              almanac now --day --conference "38th Chaos Communication Congress"
             """
     )
 
     @OptionGroup var options: ClientOptions
-    @Option(help: "Only this conference (acronym).") var conference: String?
+    @Option(help: conferenceHelp) var conference: String?
+    @Flag(name: .customLong("day"), help: "List the whole conference day that holds now, not only what runs.")
+    var wholeDay = false
 
     func run() throws {
-        let context = CommandContext(options: options)
+        let context = CommandContext(options: options, conference: conference)
+        let conference = try context.conferenceName()
+        if wholeDay {
+            let day = try DayRange.sessions(on: "today", conference: conference, context: context)
+            SessionOutput.print(day.sessions, context: context)
+            return
+        }
         let sessions = try context.sessions(
             predicate: "start <= $NOW AND end > $NOW",
             variables: ["NOW": .date(context.now)],
@@ -43,7 +58,7 @@ struct NextCommand: ParsableCommand {
     @OptionGroup var options: ClientOptions
     @Option(help: ArgumentHelp("How far ahead to look: 60m, 2h, 1h30m.", valueName: "duration"))
     var within = "60m"
-    @Option(help: "Only this conference (acronym).") var conference: String?
+    @Option(help: conferenceHelp) var conference: String?
 
     func validate() throws {
         guard HumanInput.duration(within) != nil else {
@@ -52,7 +67,8 @@ struct NextCommand: ParsableCommand {
     }
 
     func run() throws {
-        let context = CommandContext(options: options)
+        let context = CommandContext(options: options, conference: conference)
+        let conference = try context.conferenceName()
         let horizon = context.now.addingTimeInterval(HumanInput.duration(within) ?? 3600)
         let sessions = try context.sessions(
             predicate: "start > $NOW AND start <= $UNTIL",
@@ -66,51 +82,35 @@ struct NextCommand: ParsableCommand {
 struct DayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "day",
-        abstract: "The sessions of one day.",
+        abstract: "The sessions of one conference day.",
         discussion: """
-            DATE is YYYY-MM-DD, today, tomorrow or yesterday (default today), in the conference's time zone.
+            DATE is YYYY-MM-DD, today, tomorrow or yesterday (default today). Days are the conference's: a day \
+            runs from its start to its end as the schedule gives them (at a congress, 10:00 to about 04:00 the \
+            next morning), and a session belongs to the day whose window holds its start. today is the day whose \
+            window holds now (else the date of now minus 6 hours in the conference's zone). --utc and --tz change \
+            how times are shown, never which day a session is on.
 
             EXAMPLES:
               almanac day
               almanac day 2024-12-28 --conference 38c3 --format csv
+              almanac day tomorrow --conference 38C3.xml --tz America/New_York
             """
     )
 
     @OptionGroup var options: ClientOptions
     @Argument(help: "The day.") var date = "today"
-    @Option(help: "Only this conference (acronym).") var conference: String?
+    @Option(help: conferenceHelp) var conference: String?
 
     func validate() throws {
-        guard HumanInput.dayStart(date, now: Date(), in: .current) != nil else {
+        guard DayArgument(date) != nil else {
             throw ValidationError("DATE must be YYYY-MM-DD, today, tomorrow or yesterday, not \(date)")
         }
     }
 
     func run() throws {
-        let context = CommandContext(options: options)
-        let sessions = try DayRange.sessions(on: date, conference: conference, context: context).sessions
-        SessionOutput.print(sessions, context: context)
-    }
-}
-
-/// The sessions starting on a day in the day's zone.
-enum DayRange {
-    static func sessions(
-        on day: String,
-        conference: String?,
-        context: CommandContext
-    ) throws -> (sessions: [SessionSummary], zone: TimeZone, start: Date) {
-        let zone = try context.dayZone(conference: conference)
-        guard let start = HumanInput.dayStart(day, now: context.now, in: zone) else {
-            throw ClientError.usage("cannot read the day \(day)")
-        }
-        let end = TimeDisplay.calendar(in: zone).date(byAdding: .day, value: 1, to: start) ?? start.addingTimeInterval(86_400)
-        let sessions = try context.sessions(
-            predicate: "start >= $FROM AND start < $TO",
-            variables: ["FROM": .date(start), "TO": .date(end)],
-            conference: conference
-        )
-        return (sessions, zone, start)
+        let context = CommandContext(options: options, conference: conference)
+        let day = try DayRange.sessions(on: date, conference: try context.conferenceName(), context: context)
+        SessionOutput.print(day.sessions, context: context)
     }
 }
 
@@ -119,26 +119,35 @@ struct SearchCommand: ParsableCommand {
         commandName: "search",
         abstract: "Search sessions by text (the model's SearchSessions template).",
         discussion: """
+            Looks in titles, subtitles, abstracts, descriptions, speakers, tracks and rooms, ignoring case and \
+            accents; sessions whose title matches come first (the daemon's order).
+
             EXAMPLES:
               almanac search "memory safety"
-              almanac search nix --format json
+              almanac search nix --conference fosdem-2021 --format json
             """
     )
 
     @OptionGroup var options: ClientOptions
     @Argument(help: "The text to look for.") var text: String
     @Option(help: "The most sessions to show.") var limit: Int?
+    @Option(help: conferenceHelp) var conference: String?
 
     func run() throws {
-        let context = CommandContext(options: options)
+        let context = CommandContext(options: options, conference: conference)
+        let conference = try context.conferenceName()
+        // The template takes no conference: filter here, and apply the limit after the filter.
         let template = WireRequest.Template(
             name: "SearchSessions",
             variables: ["TEXT": .string(text)],
-            sort: [.init(key: "start")],
-            limit: limit,
+            limit: conference == nil ? limit : nil,
             properties: SessionSummary.properties
         )
-        let answer = try context.send(.template(template), as: WireResponse.Fetch.self)
-        try SessionOutput.print(answer.objects, context: context)
+        var objects = try context.send(.template(template), as: WireResponse.Fetch.self).objects
+        if let conference {
+            objects = objects.filter { SessionSummary($0).conference == conference }
+            if let limit { objects = Array(objects.prefix(max(0, limit))) }
+        }
+        try SessionOutput.print(objects, context: context)
     }
 }
