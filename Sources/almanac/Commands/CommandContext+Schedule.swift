@@ -77,6 +77,8 @@ extension CommandContext {
 
     /// A single session by GUID or URI.
     func session(named reference: String) throws(ClientError) -> SessionSummary {
+        // A guid pasted from a listing may carry its line's end (CSV lines end in CRLF).
+        let reference = reference.trimmingCharacters(in: .whitespacesAndNewlines)
         if reference.contains("://") {
             let object = try send(.get(.init(uri: reference)), as: WireResponse.Get.self).object
             guard object.entity == "Session" else { throw .usage("\(reference) is a \(object.entity), not a Session") }
