@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
 
         // Schedules: the schedule model and the readers of schedule formats.
-        .target(name: "Schedules", dependencies: ["ObjectGraph", "ObjectGraphXML", "SafeXML"]),
+        .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
 
         // The wire protocol shared by the daemon and its clients.
         .target(name: "AlmanacWire"),
@@ -53,7 +53,7 @@ let package = Package(
         // The daemon and the two executables.
         .target(name: "AlmanacDaemon",
                 dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "Schedules", "AlmanacWire"] + nio
-                    + lifecycle),
+                    + lifecycle + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
 
