@@ -169,7 +169,9 @@ struct WireObjectCacheTests {
         let store = try store(coordinator)
         let cache = WireObjectCache(limit: 10)
         let records = (1...25).map { StoreRecord(objectID: store.objectID(forEntityName: "Thing", referenceKey: Int64($0))) }
-        let values = cache.values(for: records, stores: { _ in store }) { thing($0, named: "\($0.objectID.referenceKey)") }
+        let values = cache.values(for: records, stores: { _ in store }) { record in
+            thing(record, named: "\(record.objectID.referenceKey)")
+        }
         #expect(values.map { $0.values["name"] } == (1...25).map { .string("\($0)") })
         #expect(cache.count <= 10)
     }
@@ -177,6 +179,6 @@ struct WireObjectCacheTests {
 
 /// A wire object for a cache test, named so the test can tell which record made it.
 private func thing(_ record: StoreRecord, named name: String) -> WireObject {
-    WireObject(uri: record.objectID.uriString, entity: "Thing", store: record.objectID.storeIdentifier ?? "",
-               values: ["name": .string(name)])
+    let store = record.objectID.storeIdentifier ?? ""
+    return WireObject(uri: record.objectID.uriString, entity: "Thing", store: store, values: ["name": .string(name)])
 }

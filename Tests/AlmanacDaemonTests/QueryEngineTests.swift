@@ -225,9 +225,10 @@ struct QueryEngineTests {
                 while writing.isSet || reads < 20 {
                     reads += 1
                     do {
-                        let reply = try handler.reply(to: WireRequest(id: 1, op: "fetch", fields: [
+                        let fields: JSONObject = [
                             "entity": "Session", "sort": [["key": "title"]], "properties": ["title", "room.name"],
-                        ])).json
+                        ]
+                        let reply = try handler.reply(to: WireRequest(id: 1, op: "fetch", fields: fields)).json
                         let count = reply["objects"]?.arrayValue?.count ?? -1
                         if reply["total"] != .int(Int64(count)) || (count != 18 && count != 17) {
                             failures.add("\(count) objects, total \(reply["total"].map { "\($0)" } ?? "nil")")

@@ -86,7 +86,9 @@ struct WireProtocolDocumentTests {
                         switch line {
                         case .request(let text, let request):
                             var sent = text
-                            for (documented, live) in uris { sent = sent.replacingOccurrences(of: documented, with: live) }
+                            for (documented, live) in uris {
+                                sent = sent.replacingOccurrences(of: documented, with: live)
+                            }
                             try await client.send(sent + "\n")
                             pending.append(request)
                         case .reply(let documented):
@@ -111,8 +113,10 @@ struct WireProtocolDocumentTests {
     }
 
     /// Checks a live reply against the documented one: envelope, error code, the client's types, shape.
-    static func check(_ live: JSONObject, against documented: JSONObject, for request: WireRequest,
-                      uris: inout [String: String], line: String) throws {
+    static func check(
+        _ live: JSONObject, against documented: JSONObject, for request: WireRequest,
+        uris: inout [String: String], line: String
+    ) throws {
         #expect(live["id"] == documented["id"], "\(line)")
         #expect(live["ok"] == documented["ok"], "\(line)")
         let liveResponse = try #require(try WireResponse(json: live))
@@ -155,7 +159,10 @@ struct WireProtocolDocumentTests {
             return
         case (.object(let live), .object(let documented)):
             guard !freeForm.contains(path.split(separator: ".").last.map(String.init) ?? "") else { return }
-            #expect(Set(live.keys) == Set(documented.keys), "\(path): the daemon sends \(live.keys.sorted()), the document shows \(documented.keys.sorted()): \(line)")
+            #expect(
+                Set(live.keys) == Set(documented.keys),
+                "\(path): the daemon sends \(live.keys.sorted()), the document shows \(documented.keys.sorted()): \(line)"
+            )
             for (key, value) in documented {
                 if let other = live[key] { compareShape(other, value, path: path + "." + key, line: line) }
             }
@@ -166,7 +173,9 @@ struct WireProtocolDocumentTests {
         case (.int, .double), (.double, .int):
             return
         default:
-            #expect(live.typeName == documented.typeName, "\(path): \(live.typeName), documented \(documented.typeName): \(line)")
+            #expect(
+                live.typeName == documented.typeName,
+                "\(path): \(live.typeName), documented \(documented.typeName): \(line)")
         }
     }
 
@@ -195,10 +204,11 @@ extension CoreFixture {
         let file = inbox.appendingPathComponent("devcon-2026-day1.xml")
         try FileManager.default.copyItem(at: Self.samples.appendingPathComponent(file.lastPathComponent), to: file)
         #if canImport(Glibc)
-        let watcher = WatcherService(core: core, events: events, logger: Logger(label: "test.watcher"),
-                                     watcher: try DirectoryWatcher(folders: []))
-        watcher.report(file, core.library.attach(file))
-        watcher.watcher.stop()
+            let watcher = WatcherService(
+                core: core, events: events, logger: Logger(label: "test.watcher"),
+                watcher: try DirectoryWatcher(folders: []))
+            watcher.report(file, core.library.attach(file))
+            watcher.watcher.stop()
         #endif
     }
 }

@@ -38,8 +38,9 @@ struct ReplyEncodingTests {
     @Test func aFieldsObjectSkipsTheEnvelopesOwnKeys() {
         let body: JSONObject = ["id": 99, "ok": false, "answer": 42]
         #expect(line(id: 5, body: body) == #"{"id":5,"ok":true,"answer":42}"# + "\n")
-        #expect(String(decoding: WireResponse.success(id: 5, body: body).encodedLine(), as: UTF8.self)
-            == #"{"id":5,"ok":true,"answer":42}"# + "\n")
+        #expect(
+            String(decoding: WireResponse.success(id: 5, body: body).encodedLine(), as: UTF8.self)
+                == #"{"id":5,"ok":true,"answer":42}"# + "\n")
     }
 
     @Test func failuresCarryTheErrorObject() throws {
@@ -67,7 +68,8 @@ struct ReplyEncodingTests {
 
     @Test func eventsEncodeAsOneLine() {
         let event = WireEvent(kind: .storeAttached, fields: ["file": "/inbox/a.xml", "store": "S"])
-        #expect(String(decoding: event.encodedLine(), as: UTF8.self)
-            == #"{"event":"storeAttached","file":"/inbox/a.xml","store":"S"}"# + "\n")
+        #expect(
+            String(decoding: event.encodedLine(), as: UTF8.self)
+                == #"{"event":"storeAttached","file":"/inbox/a.xml","store":"S"}"# + "\n")
     }
 }

@@ -135,28 +135,30 @@ extension WireServer {
     /// The answer to a well-formed request: the handler's, within the request deadline, if the peer may ask.
     private func answer(_ request: WireRequest, peer: PeerCredentials) async -> Answer {
         if request.operation?.isWrite == true, !configuration.writeAccess.allowsWrites(by: peer) {
-            return .failure(WireError(
+            let error = WireError(
                 code: .forbidden,
                 message: "\(request.op) needs the daemon's user, root or the writers' group; \(peer) is none"
-            ))
+            )
+            return .failure(error)
         }
         let handler = self.handler
+        let timeout = configuration.requestTimeout
         do {
-            return .success(try await withDeadline(configuration.requestTimeout) {
-                try await handler.handle(request, peer: peer)
-            })
+            let reply = try await withDeadline(timeout) { try await handler.handle(request, peer: peer) }
+            return .success(reply)
         } catch let error as WireError {
             return .failure(error)
         } catch is DeadlineExceeded {
-            return .failure(WireError(
+            let error = WireError(
                 code: .timeout,
-                message: "\(request.op) took longer than \(configuration.requestTimeout); narrow the request"
-            ))
+                message: "\(request.op) took longer than \(timeout); narrow the request"
+            )
+            return .failure(error)
         } catch is CancellationError {
             return .failure(WireError(code: .internal, message: "the daemon is stopping; try again"))
         } catch {
-            return .failure(WireError(
-                code: .internal, message: "internal error; see the daemon's log", cause: SendableDescription(error)))
+            let cause = SendableDescription(error)
+            return .failure(WireError(code: .internal, message: "internal error; see the daemon's log", cause: cause))
         }
     }
 

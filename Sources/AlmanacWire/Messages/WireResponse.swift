@@ -47,7 +47,11 @@ public enum WireResponse: Sendable, Hashable {
     /// The one encoder of replies: the daemon writes every answer with it (or with
     /// ``encodeLine(id:error:into:)``) straight into the buffer it hands to the socket.
     @inlinable
-    public static func encodeLine<Output: JSONOutput>(id: JSONValue, body: some WireReplyBody, into output: inout Output) {
+    public static func encodeLine<Output: JSONOutput>(
+        id: JSONValue,
+        body: some WireReplyBody,
+        into output: inout Output
+    ) {
         output.writeJSONText("{\"id\":")
         id.encode(into: &output)
         output.writeJSONText(",\"ok\":true")

@@ -50,8 +50,10 @@ extension WireResponse {
             public var attributes: [Attribute]
             public var relationships: [Relationship]
 
-            public init(name: String, parent: String?, isAbstract: Bool, attributes: [Attribute],
-                        relationships: [Relationship]) {
+            public init(
+                name: String, parent: String?, isAbstract: Bool, attributes: [Attribute],
+                relationships: [Relationship]
+            ) {
                 self.name = name
                 self.parent = parent
                 self.isAbstract = isAbstract
@@ -134,38 +136,52 @@ extension WireResponse {
                 guard let template = value.objectValue else {
                     throw .badRequest("template \"\(name)\" must be an object", field: "templates")
                 }
-                templates.append(Template(
-                    name: name, entity: try template.requiredString("entity"),
-                    predicate: try template.optionalString("predicate"),
-                    variables: try template.optionalStringArray("variables") ?? []))
+                templates.append(
+                    Template(
+                        name: name, entity: try template.requiredString("entity"),
+                        predicate: try template.optionalString("predicate"),
+                        variables: try template.optionalStringArray("variables") ?? []))
             }
         }
 
         public var json: JSONObject {
             let entities: [JSONValue] = entities.map { entity in
                 let attributes: [JSONValue] = entity.attributes.map {
-                    ["name": .string($0.name), "type": .string($0.type), "optional": .bool($0.isOptional),
-                     "transient": .bool($0.isTransient)]
+                    [
+                        "name": .string($0.name), "type": .string($0.type), "optional": .bool($0.isOptional),
+                        "transient": .bool($0.isTransient),
+                    ]
                 }
                 let relationships: [JSONValue] = entity.relationships.map {
-                    ["name": .string($0.name), "destination": .string($0.destination), "toMany": .bool($0.isToMany),
-                     "inverse": $0.inverse.map(JSONValue.string) ?? .null, "deleteRule": .string($0.deleteRule)]
+                    [
+                        "name": .string($0.name), "destination": .string($0.destination), "toMany": .bool($0.isToMany),
+                        "inverse": $0.inverse.map(JSONValue.string) ?? .null, "deleteRule": .string($0.deleteRule),
+                    ]
                 }
-                return ["name": .string(entity.name), "parent": entity.parent.map(JSONValue.string) ?? .null,
-                        "abstract": .bool(entity.isAbstract), "attributes": .array(attributes),
-                        "relationships": .array(relationships)]
+                return [
+                    "name": .string(entity.name), "parent": entity.parent.map(JSONValue.string) ?? .null,
+                    "abstract": .bool(entity.isAbstract), "attributes": .array(attributes),
+                    "relationships": .array(relationships),
+                ]
             }
-            let configurations = JSONObject(self.configurations.map {
-                ($0.name, JSONValue.array($0.entities.map(JSONValue.string)))
-            })
-            let templates = JSONObject(self.templates.map {
-                ($0.name, JSONValue.object([
-                    "entity": .string($0.entity), "predicate": $0.predicate.map(JSONValue.string) ?? .null,
-                    "variables": .array($0.variables.map(JSONValue.string)),
-                ]))
-            })
-            return ["entities": .array(entities), "configurations": .object(configurations),
-                    "templates": .object(templates)]
+            let configurations = JSONObject(
+                self.configurations.map {
+                    ($0.name, JSONValue.array($0.entities.map(JSONValue.string)))
+                })
+            let templates = JSONObject(
+                self.templates.map {
+                    (
+                        $0.name,
+                        JSONValue.object([
+                            "entity": .string($0.entity), "predicate": $0.predicate.map(JSONValue.string) ?? .null,
+                            "variables": .array($0.variables.map(JSONValue.string)),
+                        ])
+                    )
+                })
+            return [
+                "entities": .array(entities), "configurations": .object(configurations),
+                "templates": .object(templates),
+            ]
         }
     }
 }
