@@ -28,15 +28,24 @@ open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see Persist
     /// The reader settings used for every file.
     public nonisolated(unsafe) static var configuration = ScheduleReaderConfiguration.default
 
+    /// The store classes of the three foreign schedule formats, one per format.
+    static let storeClasses: [ScheduleFileStore.Type] = [FrabXMLStore.self, FrabJSONStore.self, ICalendarStore.self]
+
     /// Registers the three foreign schedule types with the coordinator (idempotent).
     public static func registerTypes() {
-        PersistentStoreCoordinator.registerStoreClass(FrabXMLStore.self, forStoreType: .frabXML)
-        PersistentStoreCoordinator.registerStoreClass(FrabJSONStore.self, forStoreType: .frabJSON)
-        PersistentStoreCoordinator.registerStoreClass(ICalendarStore.self, forStoreType: .iCalendar)
+        for storeClass in storeClasses {
+            PersistentStoreCoordinator.registerStoreClass(storeClass, forStoreType: storeClass.storeType)
+        }
     }
 
     /// The format this store class reads.
     open class var format: ScheduleFormat { .frabXML }
+
+    /// Whether the bytes start like a file of the class's ``format`` (see ``ScheduleFormat/sniff(_:)`` for what
+    /// each format looks like).
+    public override class func canOpen(prefix: Data) -> Bool {
+        format.isStart(of: prefix)
+    }
 
     public override func loadMetadata() throws {
         guard let url else {
@@ -49,7 +58,7 @@ open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see Persist
             throw StoreError(code: .io, message: "Could not read \(url.path).", context: ErrorContext(storeURL: url),
                              cause: error)
         }
-        guard ScheduleFormat.sniff(data) == Self.format else {
+        guard Self.canOpen(prefix: data) else {
             throw StoreError(code: .foreignFile, message: "\(url.lastPathComponent) is not a \(Self.format) file.",
                              context: ErrorContext(storeURL: url))
         }
