@@ -12,7 +12,7 @@ import Synchronization
 /// - ``prepareWrite(records:metadata:)`` (encode the records, usually with ``AtomicFileWriter``) — omit it for a
 ///   read-only format and add the store with the `.readOnly` option.
 // Reads change only `orders`, under its lock.
-open class AtomicStore: PersistentStore, SortedOrderStore, @unchecked Sendable {
+open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, @unchecked Sendable {
     // Changed only by loads and saves, which the coordinator never runs beside a read.
     private var tables: [String: [Int64: StoreRecord]] = [:]  // every change also empties the cached orders
     private var recordCount = 0
@@ -63,6 +63,9 @@ open class AtomicStore: PersistentStore, SortedOrderStore, @unchecked Sendable {
 
     /// The number of objects in the store.
     public var cacheNodeCount: Int { recordCount }
+
+    /// The number of objects in the store (``cacheNodeCount``, for ``StoreObjectCounting``).
+    public var objectCount: Int { recordCount }
 
     /// The record of one object, if the store holds it.
     public func cacheNode(for objectID: ManagedObjectID) -> StoreRecord? {

@@ -21,7 +21,7 @@ extension PersistentStoreOptionKey {
 ///
 /// The store's UUID is derived from the file's path, so URIs of its objects stay the same when the file is replaced
 /// by a newer release. Saving is refused: add these stores with the `.readOnly` option.
-open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see PersistentStore
+open class ScheduleFileStore: AtomicStore, ScheduleDocumentProviding, @unchecked Sendable {  // see PersistentStore
     /// The document read from the file (kept for computing what changed between releases).
     public private(set) var document: ScheduleDocument?
 
