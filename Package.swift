@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Documentation only: `swift package generate-documentation` (CI builds every catalog, warnings as errors).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // System libraries, called only through the small wrappers below.
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
 
         // Schedules: the schedule model and the readers of schedule formats.
-        .target(name: "Schedules", dependencies: ["ObjectGraph", "ObjectGraphXML", "SafeXML"]),
+        .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
 
         // The wire protocol shared by the daemon and its clients.
         .target(name: "AlmanacWire"),
@@ -51,7 +53,7 @@ let package = Package(
         // The daemon and the two executables.
         .target(name: "AlmanacDaemon",
                 dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "Schedules", "AlmanacWire"] + nio
-                    + lifecycle),
+                    + lifecycle + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
 

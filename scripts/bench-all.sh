@@ -69,6 +69,17 @@ if selected daemon && ! { command -v redis-server && command -v redis-benchmark;
     fi
 fi
 
+# The XML step's anchor is xmllint (Debian's libxml2-utils); without it the step cannot run.
+if selected xml && ! command -v xmllint >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "bench-all: installing libxml2-utils for the XML step's xmllint anchor"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils) \
+            || echo "bench-all: could not install libxml2-utils; the XML step will fail"
+    else
+        echo "bench-all: xmllint missing (not root): install libxml2-utils, or the XML step will fail"
+    fi
+fi
+
 steps=()
 failed=0
 run_started=$SECONDS
@@ -148,8 +159,27 @@ for step in steps:
     for row in step_rows:
         rows.append({"step": step["step"], **row})
 
-report = {"date": started, "machine": machine(), "quick": quick == "1", "rows": rows, "steps": steps}
 name = "quick" if quick == "1" else "latest"
+# A full run of some steps (--only) keeps the other steps' rows of the previous latest.json, marked with their date,
+# so that latest.json (and BENCHMARKS.md's table) always has every row.
+if quick != "1":
+    try:
+        with open(os.path.join(results, "latest.json")) as file:
+            previous = json.load(file)
+        ran = {step["step"] for step in steps}
+        for row in previous.get("rows", []):
+            if row.get("step") in ran:
+                continue
+            row = dict(row)
+            measured = row.pop("measured", None) or previous.get("date", "?")
+            rows.append({**row, "measured": measured})
+        known = [step["step"] for step in steps]
+        steps += [step for step in previous.get("steps", []) if step["step"] not in known]
+    except (OSError, ValueError):
+        pass
+    order = ["core", "grdb", "sqlite", "xml", "daemon", "crash"]
+    rows.sort(key=lambda row: order.index(row["step"]) if row["step"] in order else len(order))
+report = {"date": started, "machine": machine(), "quick": quick == "1", "rows": rows, "steps": steps}
 with open(os.path.join(results, f"{name}.json"), "w") as file:
     json.dump(report, file, indent=2, ensure_ascii=False)
     file.write("\n")
@@ -202,7 +232,8 @@ def verdict(row):
     return {True: "pass", False: "FAIL", None: "—"}[row.get("pass")]
 
 header = ["step", "workload", "ours", "anchor", "ratio", "target", "pass/fail"]
-table = [[row["step"], row["workload"], figure(row.get("ours")), figure(row.get("anchor")),
+table = [[row["step"] + (f" ({row['measured'][:10]})" if row.get("measured") else ""), row["workload"],
+          figure(row.get("ours")), figure(row.get("anchor")),
           "—" if row.get("ratio") is None else f"{row['ratio']:.2f}", row.get("target", ""), verdict(row)]
          for row in rows]
 widths = [max(len(line[column]) for line in [header] + table) for column in range(len(header))]
@@ -222,6 +253,23 @@ with open(os.path.join(results, f"{name}.md"), "w") as file:
     file.write("\n".join(text) + "\n\n" + summary + "\n")
     if notes:
         file.write("\n" + "\n".join(notes) + "\n")
+# BENCHMARKS.md shows the table of the last full run between its markers.
+if quick != "1":
+    document = os.path.join(os.path.dirname(os.path.dirname(results)), "BENCHMARKS.md")
+    begin, end = "<!-- table:begin (scripts/bench-all.sh writes it) -->", "<!-- table:end -->"
+    try:
+        with open(document) as file:
+            content = file.read()
+        if begin in content and end in content:
+            head, rest = content.split(begin, 1)
+            tail = rest.split(end, 1)[1]
+            block = (f"{begin}\nRun of {started}; {report['machine']}. A step in brackets was measured in an earlier "
+                     f"run (on the date shown).\n\n" + "\n".join(text) + "\n\n" + summary + "\n")
+            with open(document, "w") as file:
+                file.write(head + block + end + tail)
+            print(f"bench-all: the table in BENCHMARKS.md is updated")
+    except OSError as error:
+        print(f"bench-all: BENCHMARKS.md not updated: {error}")
 print()
 print("\n".join(text))
 print()

@@ -44,10 +44,14 @@ import Testing
         #expect(HumanInput.duration("1h30m") == 5400)
         #expect(HumanInput.duration("45") == 2700)
         #expect(HumanInput.duration("2x") == nil)
-        let berlin = SampleSessions.berlin
-        #expect(HumanInput.dayStart("2024-12-28", now: SampleSessions.now, in: berlin) == WireDate.date(from: "2024-12-28T00:00:00+01:00"))
-        #expect(HumanInput.dayStart("tomorrow", now: SampleSessions.now, in: berlin) == WireDate.date(from: "2024-12-29T00:00:00+01:00"))
-        #expect(HumanInput.dayStart("2024-02-30", now: SampleSessions.now, in: berlin) == nil)
+        #expect(DayArgument("2024-12-28") == .date("2024-12-28"))
+        #expect(DayArgument("2024-1-5") == .date("2024-01-05"))
+        #expect(DayArgument("Tomorrow") == .relative(1))
+        #expect(DayArgument("yesterday") == .relative(-1))
+        #expect(DayArgument("2024-02-30") == nil)
+        #expect(DayArgument("28.12.2024") == nil)
+        #expect(ConferenceDays.date("2024-12-31", plus: 1) == "2025-01-01")
+        #expect(ConferenceDays.date("2024-03-01", plus: -1) == "2024-02-29")
     }
 
     @Test func globalOptionsAreValidated() {

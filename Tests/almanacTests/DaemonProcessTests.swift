@@ -15,7 +15,7 @@ struct DaemonProcessTests {
         for folder in folders where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(name).path) {
             return folder.appendingPathComponent(name).path
         }
-        throw EndToEndTests.BinaryNotFound(searched: folders.map(\.path))
+        throw FakeDaemon.BinaryNotFound(searched: folders.map(\.path))
     }
 
     /// A datagram socket standing in for systemd's NOTIFY_SOCKET.

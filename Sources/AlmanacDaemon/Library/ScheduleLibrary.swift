@@ -183,7 +183,11 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 options[.scheduleReaderConfiguration] = reader
             }
             // A SQLite file dropped into the folder keeps a rollback journal: no -wal/-shm files appear beside it.
-            if type == .sqlite { options[.sqliteUsesRollbackJournal] = true }
+            if type == .sqlite {
+                options[.sqliteUsesRollbackJournal] = true
+                // Writes routed to it are acknowledged only once on disk.
+                options[.sqliteSynchronousFull] = true
+            }
             if !StoreSniffer.isForeignFormat(type), isEarlierScheduleModel(type: type, at: url, options: options) {
                 // Written by an earlier version of the schedule model: served as it is, read-only (never migrated
                 // in place: the file is the user's), with the attributes it lacks read as nil.

@@ -10,7 +10,10 @@ struct Almanac: ParsableCommand {
             ./.almanac/almanac.sock if it exists, else $XDG_RUNTIME_DIR/almanac/almanac.sock, else \
             /run/almanac/almanac.sock.
 
-            Times are shown in each conference's time zone with its abbreviation; --utc or --tz ZONE change that. \
+            Times are shown in each conference's time zone with its abbreviation (or its offset, +01:00, for a \
+            schedule that gives only offsets); --utc or --tz ZONE change how times are shown, never which day a \
+            session is on. Days are conference days (a congress day may run from 10:00 to 04:00 the next \
+            morning). --conference takes a conference's name (acronym), title or file name, in any case. \
             --format json|ndjson|csv|tsv prints data for scripts (json is the daemon's objects unchanged). Colour \
             is used only on a terminal and never when NO_COLOR is set.
 
@@ -19,12 +22,14 @@ struct Almanac: ParsableCommand {
               1  the daemon answered with an error (its code is printed on stderr)
               2  usage error
               3  cannot connect to the daemon
-              4  not found
+              4  not found: an object, or a conference (unknown_conference)
 
             EXAMPLES:
               almanac now
               almanac next --within 90m
               almanac grid --day 2024-12-28 --conference 38c3
+              almanac day tomorrow --conference "38th Chaos Communication Congress"
+              almanac stores --verbose
               almanac query Session --where 'track.name == $T' --var T=Security --sort start --fields title,start,room.name
               almanac export ics --favorites > favourites.ics
             """,

@@ -1,23 +1,41 @@
 import AlmanacWire
 import Foundation
 
-/// What a command needs at run time: the connection, the clock, the terminal and the printer.
+/// What a command needs at run time: the connection, the clock, the terminal, the printer and the served
+/// conferences.
 final class CommandContext {
     let options: ClientOptions
     let environment: [String: String]
     let terminal: Terminal
-    let now: Date
     let display: TimeDisplay
+    /// What the user typed after `--conference` (a name, title or file name), if anything.
+    let conferenceArgument: String?
     private var connection: WireClient?
+    var cachedCatalog: ConferenceCatalog?
+    var cachedConferenceName: String??
 
-    init(options: ClientOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// The current time, or the `--at` time. `--at` without an offset is read in the zone of the command's
+    /// conference (``conferenceArgument``, else the one zone all served conferences share), else in the machine's.
+    lazy var now: Date = {
+        guard let at = options.at else { return Date() }
+        if WireDateInput.hasOffset(at) { return WireDateInput.parse(at) ?? Date() }
+        let name = try? conferenceName()
+        let zone = (try? catalog())?.sharedZone(conference: name ?? nil) ?? display.fallback
+        return WireDateInput.parse(at, in: zone) ?? Date()
+    }()
+
+    init(
+        options: ClientOptions,
+        conference: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.options = options
         self.environment = environment
+        conferenceArgument = conference
         terminal = Terminal.current(environment: environment)
-        now = options.at.flatMap(WireDateInput.parse) ?? Date()
         if options.utc {
-            display = TimeDisplay(zone: .fixed(TimeZone(identifier: "UTC")!))
-        } else if let tz = options.tz, let zone = TimeZone(identifier: tz) {
+            display = TimeDisplay(zone: .fixed(ConferenceZone.utc))
+        } else if let tz = options.tz, let zone = ConferenceZone.timeZone(named: tz) {
             display = TimeDisplay(zone: .fixed(zone))
         } else {
             display = TimeDisplay(zone: .conference)
@@ -76,77 +94,5 @@ final class CommandContext {
 
     func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    // MARK: Schedule queries
-
-    /// Sessions matching `predicate` (with `conference.acronym == $CONFERENCE` added when given), by start time.
-    func sessions(
-        predicate: String?,
-        variables: JSONObject = [:],
-        conference: String? = nil,
-        limit: Int? = nil
-    ) throws(ClientError) -> [SessionSummary] {
-        var clauses: [String] = []
-        var variables = variables
-        if let predicate { clauses.append("(\(predicate))") }
-        if let conference {
-            clauses.append("conference.acronym == $CONFERENCE")
-            variables["CONFERENCE"] = .string(conference)
-        }
-        let fetch = WireRequest.Fetch(
-            entity: "Session",
-            predicate: clauses.isEmpty ? nil : clauses.joined(separator: " AND "),
-            variables: variables,
-            sort: [.init(key: "start"), .init(key: "room.name")],
-            limit: limit,
-            properties: SessionSummary.properties
-        )
-        return try send(.fetch(fetch), as: WireResponse.Fetch.self).objects.map(SessionSummary.init)
-    }
-
-    /// The favourites (Favorite objects).
-    func favoriteObjects() throws(ClientError) -> [WireObject] {
-        try send(.fetch(.init(entity: "Favorite", sort: [.init(key: "createdAt")])), as: WireResponse.Fetch.self).objects
-    }
-
-    /// The GUIDs of favourite sessions.
-    func favoriteGUIDs() throws(ClientError) -> Set<String> {
-        Set(try favoriteObjects().compactMap { $0.values["sessionGUID"]?.stringValue })
-    }
-
-    /// The sessions with these GUIDs.
-    func sessions(guids: [String], conference: String? = nil) throws(ClientError) -> [SessionSummary] {
-        guard !guids.isEmpty else { return [] }
-        return try sessions(predicate: "guid IN $GUIDS", variables: ["GUIDS": .array(guids.map(JSONValue.string))], conference: conference)
-    }
-
-    /// The zone for day boundaries: the fixed display zone, else the conferences' zone when they share one, else
-    /// the machine's.
-    func dayZone(conference: String?) throws(ClientError) -> TimeZone {
-        if case .fixed(let zone) = display.zone { return zone }
-        var fetch = WireRequest.Fetch(entity: "Conference", properties: ["acronym", "timeZone"])
-        if let conference {
-            fetch.predicate = "acronym == $CONFERENCE"
-            fetch.variables = ["CONFERENCE": .string(conference)]
-        }
-        let zones = Set(
-            try send(.fetch(fetch), as: WireResponse.Fetch.self).objects.compactMap { $0.values["timeZone"]?.stringValue }
-        )
-        if zones.count == 1, let identifier = zones.first, let zone = TimeZone(identifier: identifier) { return zone }
-        return display.fallback
-    }
-
-    /// A single session by GUID or URI.
-    func session(named reference: String) throws(ClientError) -> SessionSummary {
-        if reference.contains("://") {
-            let object = try send(.get(.init(uri: reference)), as: WireResponse.Get.self).object
-            guard object.entity == "Session" else { throw .usage("\(reference) is a \(object.entity), not a Session") }
-            let summary = SessionSummary(object)
-            return try sessions(guids: [summary.guid]).first ?? summary
-        }
-        let found = try sessions(predicate: "guid == $GUID", variables: ["GUID": .string(reference)])
-        guard let session = found.first else { throw .notFound("no session with guid \(reference)") }
-        return session
     }
 }

@@ -6,13 +6,17 @@ struct ConflictsCommand: ParsableCommand {
         commandName: "conflicts",
         abstract: "Favourite sessions that overlap, and by how much.",
         discussion: """
+            A session served twice (the same conference dropped in two files) counts once: a favourite never \
+            conflicts with itself or with a copy of itself (the same conference name and guid).
+
             EXAMPLES:
               almanac conflicts
-              almanac conflicts --format json
+              almanac conflicts --conference 38c3 --format json
             """
     )
 
     @OptionGroup var options: ClientOptions
+    @Option(help: conferenceHelp) var conference: String?
 
     struct Conflict {
         var first: SessionSummary
@@ -20,15 +24,19 @@ struct ConflictsCommand: ParsableCommand {
         var minutes: Int
     }
 
-    /// Every overlapping pair, by the first session's start. Cancelled sessions do not conflict.
+    /// Every overlapping pair, by the first session's start. Cancelled sessions do not conflict, and copies of
+    /// one session (the same conference name and guid) count as one.
     static func conflicts(_ sessions: [SessionSummary]) -> [Conflict] {
+        var seen = Set<SessionIdentity>()
         let active = sessions.filter { !$0.isCancelled && $0.start != nil }.sorted {
-            ($0.start!, $0.room ?? "", $0.guid) < ($1.start!, $1.room ?? "", $1.guid)
+            ($0.start!, $0.room ?? "", $0.guid, $0.uri) < ($1.start!, $1.room ?? "", $1.guid, $1.uri)
         }
+        .filter { seen.insert(SessionIdentity($0)).inserted }
         var result: [Conflict] = []
         for (index, first) in active.enumerated() {
             for second in active[(index + 1)...] {
                 guard let secondStart = second.start, let firstEnd = first.end, secondStart < firstEnd else { break }
+                if SessionIdentity(first) == SessionIdentity(second) { continue }
                 if let overlap = first.overlap(with: second) {
                     result.append(Conflict(first: first, second: second, minutes: Int((overlap / 60).rounded())))
                 }
@@ -38,9 +46,11 @@ struct ConflictsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let context = CommandContext(options: options)
-        let guids = try context.favoriteGUIDs()
-        let found = Self.conflicts(try context.sessions(guids: guids.sorted()))
+        let context = CommandContext(options: options, conference: conference)
+        let conference = try context.conferenceName()
+        let keys = try context.favoriteObjects().map(FavoriteKey.init)
+        let sessions = try context.sessions(guids: Array(Set(keys.map(\.guid))).sorted(), conference: conference)
+        let found = Self.conflicts(sessions.filter { session in keys.contains { $0.matches(session) } })
         let listing = Listing(
             columns: [
                 .init(header: "WHEN", key: "start"), .init(header: "FIRST", key: "first", isFlexible: true),
@@ -67,5 +77,16 @@ struct ConflictsCommand: ParsableCommand {
         } else {
             context.print(listing)
         }
+    }
+}
+
+/// Which session a session is across copies: its conference's name and its guid.
+struct SessionIdentity: Hashable {
+    var conference: String?
+    var guid: String
+
+    init(_ session: SessionSummary) {
+        conference = session.conference
+        guid = session.guid
     }
 }

@@ -25,12 +25,13 @@ struct ExportCommand: ParsableCommand {
 
         @OptionGroup var options: ClientOptions
         @Flag(help: "Only favourite sessions.") var favorites = false
-        @Option(help: "Only this conference (acronym).") var conference: String?
+        @Option(help: conferenceHelp) var conference: String?
         @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
         var output: String?
 
         func run() throws {
-            let context = CommandContext(options: options)
+            let context = CommandContext(options: options, conference: conference)
+            let conference = try context.conferenceName()
             let sessions: [SessionSummary]
             if favorites {
                 sessions = try context.sessions(guids: try context.favoriteGUIDs().sorted(), conference: conference)

@@ -1,45 +1,139 @@
 import AlmanacWire
 import ArgumentParser
+import Foundation
 
 struct StoresCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stores",
         abstract: "List the daemon's stores (schedule files and favourites).",
         discussion: """
+            One row per file: the conference it holds (the name --conference takes), its time zone and where the \
+            zone came from (file: the schedule names it; offsets: read from the times' offsets; configured: from \
+            almanacd.json; assumed!: nothing said, UTC assumed, so times may be off), whether it is served \
+            (serving; shadowed → yields to FILE, a newer release of the same conference; failed; stale: the last \
+            read failed and the earlier version is served), how many warnings its reading gave, and its error. \
+            --verbose lists every error and warning in full under the table; json and csv carry every field, with \
+            the full file path and the store id.
+
             EXAMPLES:
               almanac stores
+              almanac stores --verbose
               almanac stores --format json
             """
     )
 
     @OptionGroup var options: ClientOptions
+    @Flag(name: .shortAndLong, help: "List each store's errors and warnings in full under the table.") var verbose =
+        false
 
     func run() throws {
         let context = CommandContext(options: options)
         let body = try context.send(.stores)
         let stores: WireResponse.Stores
         do { stores = try WireResponse.Stores(json: body) } catch { throw ClientError.protocolFailure(error.message) }
-        let listing = Listing(
+        let objects = body["stores"]?.arrayValue ?? []
+        context.print(Self.listing(stores.stores, objects: objects, display: context.display))
+        if verbose, options.format == .table { context.write(Self.warnings(stores.stores)) }
+    }
+
+    /// The stores as a table: the file's last path component for people, the full path and every field for scripts.
+    static func listing(_ stores: [WireResponse.StoreInfo], objects: [JSONValue], display: TimeDisplay) -> Listing {
+        Listing(
             columns: [
-                .init(header: "ID", key: "id"), .init(header: "FILE", key: "file", isFlexible: true),
-                .init(header: "TYPE", key: "type"), .init(header: "CONFIGURATION", key: "configuration"),
-                .init(header: "RO", key: "readOnly"), .init(header: "OBJECTS", key: "objects", alignment: .right),
-                .init(header: "LOADED", key: "loadedAt"), .init(header: "ERROR", key: "error", isFlexible: true),
+                .init(header: "id", key: "id", visibility: .dataOnly),
+                .init(header: "FILE", key: "name", isFlexible: true, visibility: .tableOnly),
+                .init(header: "file", key: "file", visibility: .dataOnly),
+                .init(header: "CONFERENCE", key: "conference", isFlexible: true),
+                .init(header: "ZONE", key: "zone", isFlexible: true, visibility: .tableOnly),
+                .init(header: "timeZone", key: "timeZone", visibility: .dataOnly),
+                .init(header: "timeZoneSource", key: "timeZoneSource", visibility: .dataOnly),
+                .init(header: "STATUS", key: "status", isFlexible: true),
+                .init(header: "shadowedBy", key: "shadowedBy", visibility: .dataOnly),
+                .init(header: "type", key: "type", visibility: .dataOnly),
+                .init(header: "configuration", key: "configuration", visibility: .dataOnly),
+                .init(header: "readOnly", key: "readOnly", visibility: .dataOnly),
+                .init(header: "OBJECTS", key: "objects", alignment: .right),
+                .init(header: "WARN", key: "warnings", alignment: .right),
+                .init(header: "warningMessages", key: "warningMessages", visibility: .dataOnly),
+                .init(header: "loadedAt", key: "loadedAt", visibility: .dataOnly),
+                .init(header: "ERROR", key: "error", isFlexible: true),
+                .init(header: "settingsError", key: "settingsError", visibility: .dataOnly),
             ],
-            rows: stores.stores.map { store in
+            rows: stores.map { store in
                 [
-                    .init(store.id), .init(store.file), .init(store.type), .init(store.configuration ?? ""),
-                    .init(store.isReadOnly ? "yes" : "no", raw: store.isReadOnly ? "true" : "false"),
+                    .init(store.id),
+                    .init(fileName(store.file)),
+                    .init(store.file),
+                    .init(store.conference ?? "", raw: store.conference ?? ""),
+                    zoneCell(store),
+                    .init(store.timeZone ?? ""),
+                    .init(store.timeZoneSource ?? ""),
+                    statusCell(store),
+                    .init(store.shadowedBy ?? ""),
+                    .init(store.type),
+                    .init(store.configuration ?? ""),
+                    .init(store.isReadOnly ? "true" : "false"),
                     .init(String(store.objects)),
                     .init(
-                        store.loadedAt.map { context.display.moment($0) } ?? "",
-                        raw: store.loadedAt.map { WireDate.string(from: $0) } ?? ""
-                    ),
-                    .init(store.error ?? "", style: .red),
+                        store.warnings.count == 0 ? "" : String(store.warnings.count),
+                        raw: String(store.warnings.count),
+                        style: store.warnings.count == 0 ? .plain : .yellow),
+                    .init(store.warnings.messages.joined(separator: "\n")),
+                    .init(store.loadedAt.map { WireDate.string(from: $0) } ?? ""),
+                    errorCell(store),
+                    .init(store.settingsError ?? ""),
                 ]
             },
-            objects: body["stores"]?.arrayValue ?? []
+            objects: objects
         )
-        context.print(listing)
+    }
+
+    /// `Europe/Berlin (file)`, `UTC (assumed!)`.
+    static func zoneCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
+        guard let zone = store.timeZone, !zone.isEmpty else { return .init("") }
+        guard let source = store.timeZoneSource, !source.isEmpty else { return .init(zone) }
+        let isAssumed = source == "assumed"
+        return .init("\(zone) (\(source)\(isAssumed ? "!" : ""))", style: isAssumed ? .yellow : .plain)
+    }
+
+    /// `serving`, `shadowed → yields to 38c3-v2.xml`, `failed`, `stale`.
+    static func statusCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
+        switch store.status {
+        case .serving: return .init("serving", raw: "serving")
+        case .shadowed:
+            let text = store.shadowedBy.map { "shadowed → yields to " + fileName($0) } ?? "shadowed"
+            return .init(text, raw: "shadowed", style: .dim)
+        case .failed: return .init("failed", raw: "failed", style: .red)
+        case .stale: return .init("stale (earlier version served)", raw: "stale", style: .yellow)
+        }
+    }
+
+    /// The reading error, then the settings error.
+    static func errorCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
+        let parts = [store.error, store.settingsError.map { "settings: " + $0 }].compactMap { $0 }.filter {
+            !$0.isEmpty
+        }
+        return .init(parts.joined(separator: "; "), raw: store.error ?? "", style: .red)
+    }
+
+    /// The errors and warnings of each store that has some, in full, under the file's name.
+    static func warnings(_ stores: [WireResponse.StoreInfo]) -> String {
+        var text = ""
+        for store in stores where store.warnings.count > 0 || store.settingsError != nil || store.error != nil {
+            text += "\n\(fileName(store.file)) (\(store.file)):\n"
+            if let error = store.error { text += "  error: \(TextWidth.singleLine(error))\n" }
+            if let settingsError = store.settingsError {
+                text += "  settings: \(TextWidth.singleLine(settingsError))\n"
+            }
+            for message in store.warnings.messages { text += "  \(TextWidth.singleLine(message))\n" }
+            let more = store.warnings.count - store.warnings.messages.count
+            if more > 0 { text += "  … and \(more) more\n" }
+        }
+        return text
+    }
+
+    /// The last path component of a file path.
+    static func fileName(_ path: String) -> String {
+        path.isEmpty ? "" : (path as NSString).lastPathComponent
     }
 }

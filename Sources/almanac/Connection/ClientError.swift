@@ -12,6 +12,8 @@ enum ClientError: Error, CustomStringConvertible {
     case notFound(String)
     /// The arguments are wrong in a way only known after talking to the daemon.
     case usage(String)
+    /// `--conference` (or `changes NAME`) names no served conference; `known` lists the names that are served.
+    case unknownConference(String, known: [String])
 
     /// The process exit codes, as documented in `almanac --help`.
     enum ExitStatus: Int32 {
@@ -24,10 +26,11 @@ enum ClientError: Error, CustomStringConvertible {
 
     var exitStatus: ExitStatus {
         switch self {
-        case .daemon(let error): return error.code == .notFound ? .notFound : .daemonError
+        case .daemon(let error):
+            return error.code == .notFound || error.code == .unknownConference ? .notFound : .daemonError
         case .cannotConnect: return .cannotConnect
         case .protocolFailure: return .daemonError
-        case .notFound: return .notFound
+        case .notFound, .unknownConference: return .notFound
         case .usage: return .usage
         }
     }
@@ -40,6 +43,7 @@ enum ClientError: Error, CustomStringConvertible {
         case .protocolFailure: return "protocol_error"
         case .notFound: return "not_found"
         case .usage: return "usage"
+        case .unknownConference: return WireError.Code.unknownConference.rawValue
         }
     }
 
@@ -49,11 +53,16 @@ enum ClientError: Error, CustomStringConvertible {
             var text = error.message
             if let candidates = error.candidates { text += " (candidates: \(candidates.joined(separator: ", ")))" }
             if let offset = error.offset, error.code == .parseError { text += " (at offset \(offset))" }
+            if let known = error.conferences, !known.allSatisfy(text.contains) {
+                text += " (known: " + (known.isEmpty ? "none" : known.joined(separator: ", ")) + ")"
+            }
             return text
         case .cannotConnect(let path, let reason):
             return "cannot connect to \(path): \(reason) (is almanacd running? see --socket)"
         case .protocolFailure(let text), .notFound(let text), .usage(let text):
             return text
+        case .unknownConference(let name, let known):
+            return WireError.unknownConference(name, known: known).message
         }
     }
 

@@ -12,6 +12,10 @@ struct GridRenderer {
     var now: Date?
     /// GUIDs of favourite sessions.
     var favorites: Set<String> = []
+    /// The conference day's window (e.g. 10:00 to 04:00 the next morning): the rows cover it as well as the
+    /// sessions. A window of more than 20 hours (a day the schedule gives no times for, 06:00 to 06:00) is left
+    /// out, so that the rows cover the sessions only rather than a mostly empty night.
+    var window: DateInterval?
     /// Minutes per row.
     var slotMinutes = 15
     var colors = false
@@ -19,13 +23,19 @@ struct GridRenderer {
     private static let timeColumnWidth = 6
     private static let minimumColumnWidth = 10
     private static let maximumSpan: TimeInterval = 24 * 3600
+    private static let maximumWindow: TimeInterval = 20 * 3600
 
     func render(_ sessions: [SessionSummary], title: String? = nil) -> String {
         let timed = sessions.filter { $0.start != nil }
         guard let first = timed.compactMap(\.start).min() else { return (title.map { $0 + "\n" } ?? "") + "No sessions.\n" }
         let slot = TimeInterval(slotMinutes * 60)
-        let rangeStart = floor(first.timeIntervalSince1970 / slot) * slot
-        let lastEnd = timed.map { ($0.end ?? $0.start!).timeIntervalSince1970 }.max()!
+        var firstStart = first.timeIntervalSince1970
+        var lastEnd = timed.map { ($0.end ?? $0.start!).timeIntervalSince1970 }.max()!
+        if let window, window.duration <= Self.maximumWindow {
+            firstStart = min(firstStart, window.start.timeIntervalSince1970)
+            lastEnd = max(lastEnd, window.end.timeIntervalSince1970)
+        }
+        let rangeStart = floor(firstStart / slot) * slot
         let rangeEnd = min(ceil(lastEnd / slot) * slot, rangeStart + Self.maximumSpan)
         let rowCount = max(1, Int((rangeEnd - rangeStart) / slot))
 

@@ -1,11 +1,16 @@
 import AlmanacWire
 import Foundation
 
-/// Sessions as a listing: a marker (★ favourite, ✗ cancelled), when, room, title, track, conference; CSV and TSV
-/// get raw ISO dates, guid and URI instead of the human columns.
+/// Sessions as a listing: a marker (★ favourite, ✗ cancelled, `gone` for a favourite no schedule holds any more),
+/// when, room, title, track, conference; CSV and TSV get raw ISO dates, guid and URI instead of the human columns.
 enum SessionListing {
-    static func make(_ sessions: [SessionSummary], favorites: Set<String>, display: TimeDisplay) -> Listing {
-        let showConference = Set(sessions.compactMap(\.conference)).count > 1
+    static func make(
+        _ sessions: [SessionSummary],
+        favorites: Set<String>,
+        display: TimeDisplay,
+        showConference: Bool? = nil
+    ) -> Listing {
+        let showConference = showConference ?? (Set(sessions.compactMap(\.conference)).count > 1)
         var columns: [Listing.Column] = [
             .init(header: "", key: "marker", visibility: .tableOnly),
             .init(header: "WHEN", key: "when", visibility: .tableOnly),
@@ -24,21 +29,21 @@ enum SessionListing {
         ]
         let rows = sessions.map { session -> [Listing.Cell] in
             let isFavorite = favorites.contains(session.guid)
-            let marker = session.isCancelled ? "✗" : (isFavorite ? "★" : "")
-            let style: TextStyle = session.isCancelled ? .red : (isFavorite ? .yellow : .plain)
+            let marker = session.isGone ? "gone" : (session.isCancelled ? "✗" : (isFavorite ? "★" : ""))
+            let style: TextStyle = session.isGone || session.isCancelled ? .red : (isFavorite ? .yellow : .plain)
             var cells: [Listing.Cell] = [
                 .init(marker, style: style),
                 .init(display.span(session), style: .cyan),
                 .init(session.start.map { WireDate.string(from: $0) } ?? ""),
                 .init(session.end.map { WireDate.string(from: $0) } ?? ""),
                 .init(session.room ?? ""),
-                .init(session.title, style: session.isCancelled ? .dim : .plain),
+                .init(session.title, style: session.isCancelled || session.isGone ? .dim : .plain),
                 .init(session.track ?? ""),
             ]
             if showConference { cells.append(.init(session.conference ?? "")) }
             cells += [
                 .init(isFavorite ? "true" : "false"),
-                .init(session.isCancelled ? "cancelled" : "confirmed"),
+                .init(session.isGone ? "gone" : (session.isCancelled ? "cancelled" : "confirmed")),
                 .init(session.guid),
                 .init(session.uri),
             ]
@@ -64,7 +69,7 @@ enum ObjectListing {
             Listing.Column(header: key, key: key, isFlexible: true)
         }
         let rows = objects.map { object -> [Listing.Cell] in
-            let zone = object.values["conference.timeZone"]?.stringValue.flatMap(TimeZone.init(identifier:))
+            let zone = object.values["conference.timeZone"]?.stringValue.flatMap(ConferenceZone.timeZone(named:))
             return keys.map { key in
                 let value = lookup(key, in: object.values)
                 return Listing.Cell(human(value, display: display, zone: zone), raw: raw(value))

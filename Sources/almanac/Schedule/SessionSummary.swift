@@ -17,6 +17,8 @@ struct SessionSummary: Sendable, Hashable {
     var timeZone: TimeZone?
     var url: String?
     var isCancelled: Bool
+    /// Whether the session is gone from every schedule (a favourite kept only by its snapshot).
+    var isGone = false
     var persons: [String]
     var raw: WireObject
 
@@ -49,7 +51,7 @@ struct SessionSummary: Sendable, Hashable {
         room = string("room.name")
         track = string("track.name")
         conference = string("conference.acronym")
-        timeZone = string("conference.timeZone").flatMap(TimeZone.init(identifier:))
+        timeZone = string("conference.timeZone").flatMap(ConferenceZone.timeZone(named:))
         url = string("url")
         isCancelled = string("status")?.lowercased() == "cancelled"
         persons = value("persons.name")?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -32,11 +32,12 @@ struct TimeDisplay: Sendable {
         return pad(parts.hour ?? 0) + ":" + pad(parts.minute ?? 0)
     }
 
-    /// The zone's abbreviation at `date` (`CET`, `UTC`, or `GMT+5:30` when the zone has none).
+    /// The zone's abbreviation at `date` (`CET`, `UTC`), or its offset (`+01:00`, `+05:30`) when the zone has no
+    /// abbreviation: a fixed-offset conference zone, or a zone the tz database does not name.
     static func abbreviation(of zone: TimeZone, at date: Date) -> String {
         if zone.identifier == "UTC" || zone.identifier == "GMT" || zone.identifier == "Etc/UTC" { return "UTC" }
         if let name = ZoneAbbreviations.abbreviation(of: zone, at: date) { return name }
-        return zone.abbreviation(for: date) ?? zone.identifier
+        return ConferenceZone.offsetText(zone.secondsFromGMT(for: date))
     }
 
     static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
@@ -72,7 +73,7 @@ struct TimeDisplay: Sendable {
     private static func pad(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 }
 
-/// Parses user-written days and durations.
+/// Parses user-written durations (days are ``DayArgument``s).
 enum HumanInput {
     /// `60m`, `2h`, `90s`, `1h30m`, `45` (minutes).
     static func duration(_ text: String) -> TimeInterval? {
@@ -98,23 +99,5 @@ enum HumanInput {
         }
         guard number.isEmpty, sawUnit else { return nil }
         return total
-    }
-
-    /// The start of the day `text` names (`YYYY-MM-DD`, `today`, `tomorrow`, `yesterday`) in `zone`.
-    static func dayStart(_ text: String, now: Date, in zone: TimeZone) -> Date? {
-        let calendar = TimeDisplay.calendar(in: zone)
-        switch text.lowercased() {
-        case "today": return calendar.startOfDay(for: now)
-        case "tomorrow": return calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: now))
-        case "yesterday": return calendar.date(byAdding: .day, value: -1, to: calendar.startOfDay(for: now))
-        default: break
-        }
-        let parts = text.split(separator: "-")
-        guard parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            parts[0].count == 4, (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        let date = calendar.date(from: DateComponents(year: year, month: month, day: day))
-        guard let date, calendar.component(.day, from: date) == day else { return nil }
-        return date
     }
 }

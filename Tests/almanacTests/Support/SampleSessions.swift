@@ -21,7 +21,7 @@ enum SampleSessions {
         var values: JSONObject = [
             "guid": .string(guid), "title": .string(title), "start": .string(start), "end": .string(end),
             "room.name": .string(room), "track.name": .string(track), "conference.acronym": "38c3",
-            "conference.timeZone": "Europe/Berlin", "status": .string(status),
+            "conference.timeZone": "Europe/Berlin", "status": .string(status), "day.date": "2024-12-28",
         ]
         if let abstract { values["abstract"] = .string(abstract) }
         return WireObject(uri: "x-almanac://38c3/Session/p\(id)", entity: "Session", store: "38c3.xml", values: values)
