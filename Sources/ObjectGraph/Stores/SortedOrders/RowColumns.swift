@@ -72,4 +72,3 @@ final class RowColumns: @unchecked Sendable {  // the views are immutable; the s
         }
     }
 }
-
