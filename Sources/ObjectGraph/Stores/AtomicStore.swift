@@ -17,7 +17,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     private var recordCount = 0
     /// Records in the order of a sort, by entity names and sort keys: built by the first sorted fetch, reused by the
     /// next ones until the records change (any change to `tables` drops them). Reads fill it, hence its lock.
-    private let orders = Mutex(SortedOrders())
+    private let orders = LockedValue(SortedOrders())
     /// At most this many sort orders are kept; the least recently used goes first.
     static let sortedOrderLimit = 8
 
@@ -338,7 +338,7 @@ extension AtomicStore {
     final class RowColumns: @unchecked Sendable {  // the views are immutable; the state changes under its lock
         private let views: [RecordView]
         private let entities: [EntityDescription]
-        private let state = Mutex(State())
+        private let state = LockedValue(State())
 
         private struct State: ~Copyable {
             var columns: [String: PredicateColumn] = [:]
@@ -434,7 +434,7 @@ extension AtomicStore {
             while position < views.count {
                 let index = position
                 position += 1
-                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
+                if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
                 if let rows {
                     if try rows(index) { return index }
                     continue
