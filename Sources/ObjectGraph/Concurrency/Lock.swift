@@ -60,17 +60,18 @@ package final class Lock: @unchecked Sendable {  // the mutex is only touched th
     }
 }
 
-/// A value guarded by a ``Lock``: the shape of NIO's `NIOLockedValueBox`, for modules without NIO.
+/// A value guarded by a ``Lock``: the shape of NIO's `NIOLockedValueBox` and the API of `Mutex` (values go in and
+/// out as `sending`, so a non-Sendable value cannot leak to another thread).
 package final class LockedValue<Value: ~Copyable>: @unchecked Sendable {  // `value` is only reached under `lock`
     private let lock = Lock()
     private var value: Value
 
-    package init(_ value: consuming Value) {
+    package init(_ value: consuming sending Value) {
         self.value = value
     }
 
     /// Runs `body` with the value, holding the lock.
-    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T: ~Copyable>(_ body: (inout sending Value) throws -> sending T) rethrows -> sending T {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
