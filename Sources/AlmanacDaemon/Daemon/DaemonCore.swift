@@ -44,7 +44,10 @@ public final class DaemonCore: Sendable {
         do {
             personalStore = try coordinator.addPersistentStore(
                 type: .sqlite, configurationName: "Personal", at: personalURL,
-                options: [.migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true])
+                // An acknowledged write is on disk: every commit is synced before the reply is sent (WAL with
+                // synchronous = NORMAL syncs only at checkpoints, so a power loss could take acknowledged favourites).
+                options: [.migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
+                          .sqliteSynchronousFull: true])
         } catch {
             throw ConfigurationError(message: "cannot open the personal store \(personalURL.path): \(error)")
         }

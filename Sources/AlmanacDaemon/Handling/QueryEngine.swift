@@ -404,7 +404,7 @@ public final class QueryEngine: Sendable {
 
     /// The number of objects in a store: its cache for atomic stores, a count per entity for incremental ones.
     func objectCount(in store: PersistentStore) -> Int {
-        if let atomic = store as? AtomicStore { return coordinator.performReading { atomic.cacheNodeCount } }
+        if let store = store as? any StoreObjectCounting { return coordinator.performReading { store.objectCount } }
         let entities = coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
         let context = ManagedObjectContext(coordinator: coordinator)
         return entities.reduce(0) { total, entity in

@@ -49,7 +49,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         var fileVersion: FileVersion?
 
         /// The schedule document the store was read from, for schedule files.
-        var document: ScheduleDocument? { (store as? ScheduleFileStore)?.document }
+        var document: ScheduleDocument? { (store as? any ScheduleDocumentProviding)?.document }
         /// Whether the store answers queries (attached, not shadowed).
         public var isServing: Bool { store != nil && shadowedBy == nil }
     }
@@ -183,7 +183,11 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 options[.scheduleReaderConfiguration] = reader
             }
             // A SQLite file dropped into the folder keeps a rollback journal: no -wal/-shm files appear beside it.
-            if type == .sqlite { options[.sqliteUsesRollbackJournal] = true }
+            if type == .sqlite {
+                options[.sqliteUsesRollbackJournal] = true
+                // Writes routed to it are acknowledged only once on disk.
+                options[.sqliteSynchronousFull] = true
+            }
             if !StoreSniffer.isForeignFormat(type), isEarlierScheduleModel(type: type, at: url, options: options) {
                 // Written by an earlier version of the schedule model: served as it is, read-only (never migrated
                 // in place: the file is the user's), with the attributes it lacks read as nil.
@@ -205,9 +209,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             } else {
                 outcome = .attached
             }
-            let document = (store as? ScheduleFileStore)?.document
+            let document = (store as? any ScheduleDocumentProviding)?.document
             var entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
-                              objectCount: (store as? AtomicStore)?.cacheNodeCount ?? 0, loadedAt: Date(), error: nil,
+                              objectCount: (store as? any StoreObjectCounting)?.objectCount ?? 0, loadedAt: Date(),
+                              error: nil,
                               conference: document?.conference.name)
             entry.conferenceTitle = document?.conference.title ?? document?.conference.calendarName
             entry.timeZone = document?.conference.timeZone
@@ -389,15 +394,16 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     }
 
     private func recordChanges(old: PersistentStore, new: PersistentStore) {
-        guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document,
+        guard let before = (old as? any ScheduleDocumentProviding)?.document,
+            let after = (new as? any ScheduleDocumentProviding)?.document,
             before.conference.name.caseInsensitiveCompare(after.conference.name) == .orderedSame
         else { return }
         let diff = ScheduleChanges.between(old: before, new: after)
         // The URIs the removed sessions had, so that `changes` can name them (their store is gone).
         var uris: [String: String] = [:]
-        if !diff.cancelled.isEmpty, let atomic = old as? AtomicStore {
+        if !diff.cancelled.isEmpty, let records = try? old.allRecords() {
             let removed = Set(diff.cancelled.filter { $0.reason == .removed }.map { $0.session.storedGUID })
-            for record in atomic.cacheNodes() where record.objectID.entityName == "Session" {
+            for record in records where record.objectID.entityName == "Session" {
                 if let guid = record["guid"] as? String, removed.contains(guid) {
                     uris[guid] = record.objectID.uriString
                 }

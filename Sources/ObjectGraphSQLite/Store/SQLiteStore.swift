@@ -18,15 +18,20 @@ import ObjectGraph
 ///
 /// Fetches and counts run as SQL: predicates compile to `WHERE` clauses with bound values where the
 /// translation is exact, and are evaluated in memory otherwise. Saves run in one transaction that
-/// ``PersistentStore/prepareSave(_:)`` opens and the coordinator's commit closes; `Z_OPT` is the optimistic-locking
-/// version. Options: ``PersistentStoreOptionKey/sqliteSynchronousFull``,
-/// ``PersistentStoreOptionKey/sqliteBusyTimeout``, ``PersistentStoreOptionKey/sqliteUsesRollbackJournal``, and
+/// `PersistentStore/prepareSave(_:)` opens and the coordinator's commit closes; `Z_OPT` is the optimistic-locking
+/// version. Options: `PersistentStoreOptionKey/sqliteSynchronousFull`,
+/// `PersistentStoreOptionKey/sqliteBusyTimeout`, `PersistentStoreOptionKey/sqliteUsesRollbackJournal`, and
 /// lightweight migration with `.migratePersistentStoresAutomatically` and `.inferMappingModelAutomatically`.
 ///
 /// The coordinator serializes every call, so the store needs no locking of its own.
 public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see PersistentStore
     /// `.sqlite`.
     public override class var storeType: PersistentStoreType { .sqlite }
+
+    /// Whether data starts with the 16 bytes of every SQLite 3 database file ("SQLite format 3" and a NUL).
+    public override class func canOpen(prefix: Data) -> Bool {
+        SQLiteConnection.isSQLiteFile(header: prefix)
+    }
 
     /// Registers the class as the `.sqlite` store type; calling it again does nothing more.
     public static func register() {
@@ -60,7 +65,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     /// Opens (or creates) the file and reads its metadata; migrates it first when the model changed and
     /// lightweight migration was requested.
     ///
-    /// - Throws: ``StoreError`` with `.foreignFile` (not SQLite, or not a Core Data store), `.corruptFile` (a
+    /// - Throws: `StoreError` with `.foreignFile` (not SQLite, or not a Core Data store), `.corruptFile` (a
     ///   damaged database), `.io`, or migration errors. A refused file is never modified.
     public override func loadMetadata() throws {
         try openStore()
@@ -81,7 +86,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
 
     /// Runs a fetch as SQL, evaluating in memory only what does not translate exactly; see `performFetch`.
     ///
-    /// - Throws: the predicate's evaluation errors, as the in-memory stores throw them; ``StoreError`` with
+    /// - Throws: the predicate's evaluation errors, as the in-memory stores throw them; `StoreError` with
     ///   `.io` or `.corruptFile`.
     public override func fetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
         try performFetch(request)
@@ -120,7 +125,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
 
     /// Writes the whole save in one open transaction after checking every `Z_OPT`.
     ///
-    /// - Throws: ``StoreError/Code/mergeConflict`` listing every conflicting object (nothing is written then),
+    /// - Throws: `StoreError/Code/mergeConflict` listing every conflicting object (nothing is written then),
     ///   `.readOnlyStore`, `.io`, `.corruptFile`.
     public override func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
         try writeSave(changes)
@@ -133,7 +138,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
 
     /// Writes the metadata to `Z_METADATA` in a transaction of its own.
     ///
-    /// - Throws: ``StoreError/Code/readOnlyStore`` for a read-only store; `.io`.
+    /// - Throws: `StoreError/Code/readOnlyStore` for a read-only store; `.io`.
     public override func saveMetadata() throws {
         guard !isReadOnly else {
             throw StoreError(code: .readOnlyStore, message: "The SQLite store was opened read-only; its metadata "

@@ -13,7 +13,7 @@ extension ManagedObjectModel {
     /// - an `.xcdatamodel` folder (or any folder with a `contents` file): its `contents`;
     /// - a `contents` file itself.
     ///
-    /// - Throws: ``ModelError/Code/invalidModelFile`` for an unreadable or malformed file, naming the element and
+    /// - Throws: `ModelError/Code/invalidModelFile` for an unreadable or malformed file, naming the element and
     ///   its line: unknown attribute types or delete rules, a relationship whose destination, inverse or parent
     ///   entity the model lacks, a configuration member or template entity that does not exist, a malformed
     ///   predicate string. Unknown elements and attributes are ignored.
@@ -35,7 +35,7 @@ extension ManagedObjectModel {
     /// - Parameters:
     ///   - xmlData: the `contents` XML.
     ///   - name: the file's name, used in error messages.
-    /// - Throws: ``ModelError/Code/invalidModelFile`` as described for ``init(contentsOf:)``.
+    /// - Throws: `ModelError/Code/invalidModelFile` as described for ``init(contentsOf:)``.
     public convenience init(xmlData: Data, name: String) throws {
         let contents = try ModelFileReader(data: xmlData, name: name).read()
         self.init(entities: contents.entities)
@@ -50,7 +50,7 @@ extension ManagedObjectModel {
     /// and prefetching key paths, fetched properties' sort keys, validation predicates and the localization
     /// dictionary. Of several version identifiers only the first in sorted order is written.
     ///
-    /// - Throws: ``ModelError/Code/invalidModelFile`` when a name or value cannot be written as XML (for
+    /// - Throws: `ModelError/Code/invalidModelFile` when a name or value cannot be written as XML (for
     ///   example a control character in a user-info value).
     public func xmlData() throws -> Data {
         try ModelFileWriter.data(for: self)

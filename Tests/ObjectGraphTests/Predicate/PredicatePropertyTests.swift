@@ -62,14 +62,27 @@ struct PredicatePropertyTests {
         #expect(parsed > 100)
     }
 
+    /// Random bytes never crash the parser: each input parses to a predicate whose canonical form parses again, or
+    /// is refused with an ``ObjectPredicateError`` that says where.
     @Test func randomBytesOnlyThrow() {
         var random = SeededGenerator(seed: 7)
+        var refused = 0
         for _ in 0..<3000 {
             let bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in
                 UInt8.random(in: 0...255, using: &random)
             }
             let format = String(decoding: bytes, as: UTF8.self)
-            _ = try? ObjectPredicate(format: format)
+            do {
+                let predicate = try ObjectPredicate(format: format)
+                #expect((try? ObjectPredicate(format: predicate.predicateFormat)) != nil, "\(predicate.predicateFormat)")
+            } catch let error as ObjectPredicateError {
+                refused += 1
+                #expect(!error.message.isEmpty, "an empty message for \(format.debugDescription)")
+            } catch {
+                Issue.record("\(format.debugDescription) threw \(type(of: error)), not ObjectPredicateError")
+            }
         }
+        // Random bytes are almost never a predicate.
+        #expect(refused > 2500)
     }
 }

@@ -1,0 +1,41 @@
+import AlmanacWire
+import ArgumentParser
+import Foundation
+
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search sessions by text (the model's SearchSessions template).",
+        discussion: """
+            Looks in titles, subtitles, abstracts, descriptions, speakers, tracks and rooms, ignoring case and \
+            accents; sessions whose title matches come first (the daemon's order).
+
+            EXAMPLES:
+              almanac search "memory safety"
+              almanac search nix --conference fosdem-2021 --format json
+            """
+    )
+
+    @OptionGroup var options: ClientOptions
+    @Argument(help: "The text to look for.") var text: String
+    @Option(help: "The most sessions to show.") var limit: Int?
+    @Option(help: conferenceHelp) var conference: String?
+
+    func run() throws {
+        let context = CommandContext(options: options, conference: conference)
+        let conference = try context.conferenceName()
+        // The template takes no conference: filter here, and apply the limit after the filter.
+        let template = WireRequest.Template(
+            name: "SearchSessions",
+            variables: ["TEXT": .string(text)],
+            limit: conference == nil ? limit : nil,
+            properties: SessionSummary.properties
+        )
+        var objects = try context.send(.template(template), as: WireResponse.Fetch.self).objects
+        if let conference {
+            objects = objects.filter { SessionSummary($0).conference == conference }
+            if let limit { objects = Array(objects.prefix(max(0, limit))) }
+        }
+        try SessionOutput.print(objects, context: context)
+    }
+}
