@@ -20,15 +20,19 @@ struct StoreDeadlineTests {
         let fixture = try CoreFixture(files: [])
         defer { fixture.remove() }
         try Self.insertNotes(into: fixture.core)
-        let handler = DaemonHandler(engine: fixture.core.engine, events: EventHub(),
-                                    storeThreads: fixture.core.storeThreads)
+        let handler = DaemonHandler(
+            engine: fixture.core.engine, events: EventHub(),
+            storeThreads: fixture.core.storeThreads)
         let deadline = Duration.milliseconds(300)
         try await withServer(handler: handler, configure: { $0.requestTimeout = deadline }) { path, _ in
             try await withClient(path) { client in
                 let started = ContinuousClock.now
-                try await client.send(WireRequest(id: 1, op: "fetch", fields: [
-                    "entity": "Note", "predicate": .string(Self.pathologicalPredicate), "limit": 10,
-                ]))
+                try await client.send(
+                    WireRequest(
+                        id: 1, op: "fetch",
+                        fields: [
+                            "entity": "Note", "predicate": .string(Self.pathologicalPredicate), "limit": 10,
+                        ]))
                 let answer = try #require(try await client.readObject())
                 let elapsed = ContinuousClock.now - started
                 #expect(answer["id"] == 1)
@@ -44,12 +48,17 @@ struct StoreDeadlineTests {
                 let count = try #require(try await client.readObject())
                 #expect(count["id"] == 2)
                 #expect(count["count"] == .int(Int64(Self.noteCount)), "\(count)")
-                try await client.send(WireRequest(id: 3, op: "fetch", fields: [
-                    "entity": "Note", "limit": 3, "properties": ["text"],
-                ]))
+                try await client.send(
+                    WireRequest(
+                        id: 3, op: "fetch",
+                        fields: [
+                            "entity": "Note", "limit": 3, "properties": ["text"],
+                        ]))
                 let fetched = try #require(try await client.readObject())
                 #expect(fetched["id"] == 3, "\(fetched)")
-                let texts = try #require(fetched["objects"]?.arrayValue).compactMap { $0["values"]?["text"]?.stringValue }
+                let texts = try #require(fetched["objects"]?.arrayValue).compactMap {
+                    $0["values"]?["text"]?.stringValue
+                }
                 #expect(texts.count == 3 && texts.allSatisfy { $0.hasPrefix(Self.filler) })
             }
         }

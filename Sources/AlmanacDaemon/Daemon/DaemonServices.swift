@@ -20,26 +20,26 @@ struct WatcherService: Service {
         #if canImport(Glibc)
         await cancelWhenGracefulShutdown {
             for await event in watcher {
-                // Attaching, replacing and detaching wait in the coordinator's gate: on the store threads.
-                let library = core.library
-                do {
-                    switch event {
-                    case .fileReady(let url):
-                        report(url, try await core.storeThreads.run { library.attach(url, isWatcherEvent: true) })
-                    case .fileRemoved(let url): report(url, try await core.storeThreads.run { library.detach(url) })
-                    case .rescan(let folder):
-                        logger.info("rescanning \(folder.path)")
-                        for (url, outcome) in try await core.storeThreads.run({ library.rescan(folder) }) {
-                            report(url, outcome)
-                        }
-                    }
-                } catch {
-                    break  // cancelled: the daemon is stopping
-                }
+                guard (try? await apply(event)) != nil else { break }  // cancelled: the daemon is stopping
             }
         }
         watcher.stop()
         #endif
+    }
+
+    /// Attaches, replaces or detaches the event's files on the store threads (the coordinator's gate blocks its
+    /// thread), and reports the outcomes. Throws `CancellationError` when the daemon is stopping.
+    func apply(_ event: DirectoryEvent) async throws {
+        let library = core.library
+        switch event {
+        case .fileReady(let url):
+            report(url, try await core.storeThreads.run { library.attach(url, isWatcherEvent: true) })
+        case .fileRemoved(let url):
+            report(url, try await core.storeThreads.run { library.detach(url) })
+        case .rescan(let folder):
+            logger.info("rescanning \(folder.path)")
+            for (url, outcome) in try await core.storeThreads.run({ library.rescan(folder) }) { report(url, outcome) }
+        }
     }
 
     /// Logs what happened to a file and tells subscribers.

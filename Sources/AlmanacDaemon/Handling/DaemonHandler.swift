@@ -17,8 +17,12 @@ public struct DaemonHandler: RequestHandler {
     public let storeThreads: StoreThreadPool
 
     /// Creates a handler; `storeThreads` defaults to a pool of its own.
-    public init(engine: QueryEngine, events: EventHub, statistics: RequestStatistics = RequestStatistics(),
-                storeThreads: StoreThreadPool = StoreThreadPool()) {
+    public init(
+        engine: QueryEngine,
+        events: EventHub,
+        statistics: RequestStatistics = RequestStatistics(),
+        storeThreads: StoreThreadPool = StoreThreadPool()
+    ) {
         self.engine = engine
         self.events = events
         self.statistics = statistics

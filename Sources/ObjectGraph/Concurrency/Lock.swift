@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The package's one lock for small shared state: a `pthread_mutex_t`.
@@ -23,9 +23,9 @@ package final class Lock: @unchecked Sendable {  // the mutex is only touched th
         pthread_mutexattr_init(&attributes)
         defer { pthread_mutexattr_destroy(&attributes) }
         #if DEBUG
-        let plain = Int32(PTHREAD_MUTEX_ERRORCHECK)  // misuse (unlocking another thread's lock) fails loudly
+            let plain = Int32(PTHREAD_MUTEX_ERRORCHECK)  // misuse (unlocking another thread's lock) fails loudly
         #else
-        let plain = Int32(PTHREAD_MUTEX_NORMAL)
+            let plain = Int32(PTHREAD_MUTEX_NORMAL)
         #endif
         pthread_mutexattr_settype(&attributes, recursive ? Int32(PTHREAD_MUTEX_RECURSIVE) : plain)
         let status = pthread_mutex_init(mutex, &attributes)

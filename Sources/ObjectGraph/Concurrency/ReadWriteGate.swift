@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A readers-writer lock for the coordinator's requests: any number of readers at once, or one writer.
@@ -81,8 +81,10 @@ final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `lo
         if writer == me {
             writerDepth += 1
         } else {
-            precondition(readers[me] == nil, "A coordinator request that changes stores (a save, or adding, removing "
-                + "or replacing a store) was started inside performReading; start it outside.")
+            precondition(
+                readers[me] == nil,
+                "A coordinator request that changes stores (a save, or adding, removing "
+                    + "or replacing a store) was started inside performReading; start it outside.")
             waitingWriters += 1
             while writer != nil || !readers.isEmpty { changed.wait(releasing: lock) }
             waitingWriters -= 1

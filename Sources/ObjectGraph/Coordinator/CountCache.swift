@@ -1,4 +1,3 @@
-
 /// Counts over several atomic stores, kept for the next count of the same request over the same stores.
 ///
 /// A sorted, paged fetch usually asks for its total too; over 100 stores that total costs a count in each store per

@@ -126,11 +126,13 @@ final class SQLiteConnection {
             try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
         }
         try registerFunctions()
-        sqlite3_progress_handler(handle, Self.progressInterval, { db in
-            // A statement outside a transaction (a read) stops with SQLITE_INTERRUPT once its work is cancelled;
-            // one inside a save's transaction runs on, so a save is never cut in half.
+        // A statement outside a transaction (a read) stops with SQLITE_INTERRUPT once its work is cancelled; one
+        // inside a save's transaction runs on, so a save is never cut in half.
+        let interruptsCancelledWork: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { db in
             StoreCancellation.isCurrentWorkCancelled && sqlite3_get_autocommit(OpaquePointer(db)) != 0 ? 1 : 0
-        }, UnsafeMutableRawPointer(handle))
+        }
+        let db = UnsafeMutableRawPointer(handle)
+        sqlite3_progress_handler(handle, Self.progressInterval, interruptsCancelledWork, db)
     }
 
     /// How many virtual-machine instructions SQLite runs between checks for cancellation (a few microseconds).

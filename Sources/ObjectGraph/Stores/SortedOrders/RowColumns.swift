@@ -1,4 +1,3 @@
-
 /// Columns of the attributes predicates read over a sequence of records (a sorted order), made by the first scan
 /// that needs them, and the row tests made of them: a scan then reads typed arrays instead of each record's
 /// dictionary.
