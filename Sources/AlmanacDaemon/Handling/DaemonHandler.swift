@@ -3,6 +3,9 @@ import Foundation
 import ObjectGraph
 
 /// The daemon's ``RequestHandler``: the query engine, subscriptions and statistics.
+///
+/// Requests run on the ``StoreThreadPool``'s threads, never on a thread of Swift's cooperative pool: the coordinator
+/// blocks while it waits in its gate or a store reads.
 public struct DaemonHandler: RequestHandler {
     /// The engine that executes requests.
     public let engine: QueryEngine
@@ -10,17 +13,26 @@ public struct DaemonHandler: RequestHandler {
     public let events: EventHub
     /// Request statistics.
     public let statistics: RequestStatistics
+    /// The threads requests run on.
+    public let storeThreads: StoreThreadPool
 
-    /// Creates a handler.
-    public init(engine: QueryEngine, events: EventHub, statistics: RequestStatistics = RequestStatistics()) {
+    /// Creates a handler; `storeThreads` defaults to a pool of its own.
+    public init(
+        engine: QueryEngine,
+        events: EventHub,
+        statistics: RequestStatistics = RequestStatistics(),
+        storeThreads: StoreThreadPool = StoreThreadPool()
+    ) {
         self.engine = engine
         self.events = events
         self.statistics = statistics
+        self.storeThreads = storeThreads
     }
 
     public func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject {
-        if request.op == WireOperation.stats.rawValue { return stats() }
-        return try engine.execute(request)
+        if request.op == WireOperation.stats.rawValue { return try await storeThreads.run { stats() } }
+        let engine = self.engine
+        return try await storeThreads.run { try engine.execute(request) }
     }
 
     /// Answered on the event loop: `ping`, which touches no store, and reading requests whose reply is kept while

@@ -17,7 +17,7 @@ public final class QueryEngine: Sendable {
     public let personalStore: PersistentStore
     /// Entity name -> store (file name, path or identifier; `personal` names the personal store).
     public var routingRules: [String: String] { rules.withLock { $0 } }
-    private let rules: Mutex<[String: String]>
+    private let rules: LockedValue<[String: String]>
     /// The daemon's version string for `hello`.
     public let version: String
     /// Encoded objects of earlier replies.
@@ -33,7 +33,7 @@ public final class QueryEngine: Sendable {
                 version: String) {
         self.library = library
         self.personalStore = personalStore
-        self.rules = Mutex(Self.withDefaults(routingRules))
+        self.rules = LockedValue(Self.withDefaults(routingRules))
         self.version = version
     }
 

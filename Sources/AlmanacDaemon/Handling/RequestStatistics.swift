@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ObjectGraph
 
 /// Counts requests and errors and keeps recent latencies for percentiles.
 public final class RequestStatistics: Sendable {
@@ -10,7 +10,7 @@ public final class RequestStatistics: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let capacity = 10_000
 
     /// Creates empty statistics.

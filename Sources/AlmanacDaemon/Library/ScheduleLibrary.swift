@@ -82,10 +82,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
 
     public let coordinator: PersistentStoreCoordinator
     public let configuration: Configuration
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Held while a file is attached, replaced, detached or set aside, so that these happen one at a time (the
     /// watcher, a SIGHUP rescan and a request that sets a store aside may ask at once). Recursive: a rescan attaches.
-    private let operations = NSRecursiveLock()
+    private let operations = Lock(recursive: true)
     private var entries: [String: Entry] = [:]
     /// The latest release's changes by conference name, for conferences an attached file serves.
     private var changes: [String: ReleaseChanges] = [:]

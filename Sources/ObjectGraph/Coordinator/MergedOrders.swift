@@ -152,7 +152,7 @@ final class MergedOrderCache: Sendable {
         var use = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// The merged order for `key` over `stores`, merged now if there is none or the stores changed.
     ///

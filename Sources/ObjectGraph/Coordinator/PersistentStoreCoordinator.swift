@@ -15,7 +15,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Requests: reads share it, writes (saves, store changes) hold it alone.
     let gate = ReadWriteGate()
     /// The coordinator's own state (`stores`, `targetCache`, `strictRouting`, `saveObservers`), briefly.
-    private let lock = NSRecursiveLock()
+    private let lock = Lock(recursive: true)
     private var stores: [PersistentStore] = [] {
         didSet {
             targetCache.removeAll()

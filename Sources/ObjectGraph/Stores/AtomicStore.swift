@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The family of stores that load the whole graph at once and write it as one unit (Core Data's
 /// `NSAtomicStore`): the in-memory, XML and binary stores and custom file formats.
@@ -18,7 +17,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     private var recordCount = 0
     /// Records in the order of a sort, by entity names and sort keys: built by the first sorted fetch, reused by the
     /// next ones until the records change (any change to `tables` drops them). Reads fill it, hence its lock.
-    private let orders = Mutex(SortedOrders())
+    private let orders = LockedValue(SortedOrders())
     /// At most this many sort orders are kept; the least recently used goes first.
     static let sortedOrderLimit = 8
 

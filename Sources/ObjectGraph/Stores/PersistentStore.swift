@@ -96,7 +96,7 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     open class var allowsConcurrentReads: Bool { false }
 
     /// Serializes reads for stores that do not allow concurrent ones.
-    private let readLock = NSRecursiveLock()
+    private let readLock = Lock(recursive: true)
 
     /// Runs one of the store's reads: at once, or, when the store does not allow concurrent reads, after the
     /// reads under way on other threads.
@@ -110,7 +110,7 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// Runs one of the store's reads if that needs no waiting for another thread's read; otherwise nil.
     func serializingReadsIfFree<T>(_ body: () throws -> T) rethrows -> T? {
         if Self.allowsConcurrentReads { return try body() }
-        guard readLock.try() else { return nil }
+        guard readLock.tryLock() else { return nil }
         defer { readLock.unlock() }
         return try body()
     }

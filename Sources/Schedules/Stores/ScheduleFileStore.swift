@@ -25,8 +25,13 @@ open class ScheduleFileStore: AtomicStore, ScheduleDocumentProviding, @unchecked
     /// The document read from the file (kept for computing what changed between releases).
     public private(set) var document: ScheduleDocument?
 
-    /// The reader settings used for every file.
-    public nonisolated(unsafe) static var configuration = ScheduleReaderConfiguration.default
+    /// The reader settings used for every file added without ``PersistentStoreOptionKey/scheduleReaderConfiguration``.
+    /// Safe to read and set from any thread; a store reads it when it loads its file.
+    public static var configuration: ScheduleReaderConfiguration {
+        get { sharedConfiguration.withLock { $0 } }
+        set { sharedConfiguration.withLock { $0 = newValue } }
+    }
+    private static let sharedConfiguration = LockedValue(ScheduleReaderConfiguration.default)
 
     /// The store classes of the three foreign schedule formats, one per format.
     static let storeClasses: [ScheduleFileStore.Type] = [FrabXMLStore.self, FrabJSONStore.self, ICalendarStore.self]

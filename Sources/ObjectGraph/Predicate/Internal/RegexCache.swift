@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Compiles `MATCHES` patterns once and shares them; patterns are anchored to match the whole string.
 ///
@@ -19,7 +18,7 @@ package enum RegexCache {
         case refused
     }
 
-    private static let cache = Mutex<[Key: Entry]>([:])
+    private static let cache = LockedValue<[Key: Entry]>([:])
     private static let capacity = 512
 
     /// The compiled whole-string regular expression for `pattern`.

@@ -27,7 +27,7 @@ struct PredicateScan {
         while position < views.count {
             let index = position
             position += 1
-            if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
+            if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
             if let rows {
                 if try rows(index) { return index }
                 continue

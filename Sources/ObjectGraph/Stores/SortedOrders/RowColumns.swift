@@ -1,12 +1,10 @@
-import Synchronization
-
 /// Columns of the attributes predicates read over a sequence of records (a sorted order), made by the first scan
 /// that needs them, and the row tests made of them: a scan then reads typed arrays instead of each record's
 /// dictionary.
 final class RowColumns: @unchecked Sendable {  // the views are immutable; the state changes under its lock
     private let views: [RecordView]
     private let entities: [EntityDescription]
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private struct State: ~Copyable {
         var columns: [String: PredicateColumn] = [:]
