@@ -38,17 +38,22 @@ let package = Package(
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
+        // Calendar arithmetic on day numbers, shared with `package` access by the framework, the readers and the wire
+        // module: a target of its own, with no dependencies, so the wire module (the client's only dependency)
+        // stays free of the framework.
+        .target(name: "CivilDates"),
+
         // The framework and its stores.
-        .target(name: "ObjectGraph"),
+        .target(name: "ObjectGraph", dependencies: ["CivilDates"]),
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
         .target(name: "ObjectGraphXML", dependencies: ["ObjectGraph", "SafeXML"]),
         .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
 
         // Schedules: the schedule model and the readers of schedule formats.
-        .target(name: "Schedules", dependencies: ["ObjectGraph", "SafeXML"]),
+        .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"]),
 
         // The wire protocol shared by the daemon and its clients.
-        .target(name: "AlmanacWire"),
+        .target(name: "AlmanacWire", dependencies: ["CivilDates"]),
 
         // The daemon and the two executables.
         .target(name: "AlmanacDaemon",
@@ -68,6 +73,7 @@ let package = Package(
                     dependencies: ["ObjectGraphSQLite", "CSQLite", "ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SchedulesTests", dependencies: ["Schedules", "ObjectGraphTestSupport"]),
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
+        .testTarget(name: "CivilDatesTests", dependencies: ["CivilDates"]),
         .testTarget(name: "AlmanacDaemonTests",
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
                         + lifecycle),

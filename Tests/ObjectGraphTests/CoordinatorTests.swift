@@ -372,9 +372,13 @@ struct CoordinatorTests {
 final class FlakyStore: AtomicStore, @unchecked Sendable {  // used only under its coordinator's lock
     override class var storeType: PersistentStoreType { "Flaky" }
     override var writesFiles: Bool { false }
-    nonisolated(unsafe) static var failure: Failure = .none
+    static var failure: Failure {
+        get { failures.withLock { $0 } }
+        set { failures.withLock { $0 = newValue } }
+    }
+    private static let failures = LockedValue(Failure.none)
 
-    enum Failure { case none, prepare, commit }
+    enum Failure: Sendable { case none, prepare, commit }
 
     struct FailingCommit: PreparedSave {
         func commit() throws { throw StoreError(code: .io, message: "the disk went away") }

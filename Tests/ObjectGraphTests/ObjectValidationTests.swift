@@ -9,7 +9,7 @@ import Testing
 struct ObjectValidationTests {
     /// Counts the keys its `validateValue(_:forKey:)` override sees, and refuses "forbidden" titles.
     final class CheckedItem: ManagedObject {
-        nonisolated(unsafe) var validatedKeys: [String] = []
+        var validatedKeys: [String] = []
 
         override func validateValue(_ value: Any?, forKey key: String) throws {
             try super.validateValue(value, forKey: key)

@@ -128,7 +128,7 @@ struct SortedFetchTests {
         let predicate = try ObjectPredicate(format: "duration == 7 AND guid != 'g3'")
         let model = coordinator.managedObjectModel
         let names = Set(model.entitiesByName["Session"]!.selfAndDescendants.map(\.name))
-        let key = AtomicStore.SortedOrder.Key(entityNames: names, sortKeys: [SortKey("title"), SortKey("guid")])
+        let key = SortedOrder.Key(entityNames: names, sortKeys: [SortKey("title"), SortKey("guid")])
         for limit in [3, 5, 0] {
             let request = FetchRequest(entityName: "Session")
             request.predicate = predicate

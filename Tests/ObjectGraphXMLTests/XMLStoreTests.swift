@@ -119,18 +119,18 @@ struct XMLStoreTests {
         #expect(text.contains("<attribute name=\"Label\" type=\"string\">Upper</attribute>"))
         #expect(text.contains("type=\"1/1\" destination=\"SAMPLE\""))
         #expect(text.contains("type=\"0/0\" destination=\"TAG\" idrefs=\"z"))
-        #expect(XMLStore.isXMLStore(prefix: data.prefix(1024)))
+        #expect(XMLStore.canOpen(prefix: data.prefix(1024)))
     }
 
     @Test func sniffingTellsXMLStoresFromOtherFiles() {
         let apple = "\u{FEFF}<?xml version=\"1.0\"?>\n<!-- c -->\n<!DOCTYPE database SYSTEM \"x.dtd\">\n<database>"
-        #expect(XMLStore.isXMLStore(prefix: Data(apple.utf8)))
-        #expect(XMLStore.isXMLStore(prefix: Data("<database/>".utf8)))
-        #expect(!XMLStore.isXMLStore(prefix: Data("<?xml version=\"1.0\"?><plist>".utf8)))
-        #expect(!XMLStore.isXMLStore(prefix: Data("<!DOCTYPE x [ <!ENTITY a \">\"> ]><model>".utf8)))
-        #expect(!XMLStore.isXMLStore(prefix: Data("OGBS\u{0}\u{1}".utf8)))
-        #expect(!XMLStore.isXMLStore(prefix: Data()))
-        #expect(!XMLStore.isXMLStore(prefix: Data("<?xml version=\"1.0\"".utf8)))
+        #expect(XMLStore.canOpen(prefix: Data(apple.utf8)))
+        #expect(XMLStore.canOpen(prefix: Data("<database/>".utf8)))
+        #expect(!XMLStore.canOpen(prefix: Data("<?xml version=\"1.0\"?><plist>".utf8)))
+        #expect(!XMLStore.canOpen(prefix: Data("<!DOCTYPE x [ <!ENTITY a \">\"> ]><model>".utf8)))
+        #expect(!XMLStore.canOpen(prefix: Data("OGBS\u{0}\u{1}".utf8)))
+        #expect(!XMLStore.canOpen(prefix: Data()))
+        #expect(!XMLStore.canOpen(prefix: Data("<?xml version=\"1.0\"".utf8)))
     }
 
     @Test func incompatibleModelIsRefused() throws {

@@ -58,3 +58,22 @@ struct DoctypeSniffTests {
         #expect(ScheduleFormat.sniff(Data(text.utf8)) == .frabXML)
     }
 }
+
+@Suite("Schedule store classes recognise their own format")
+struct ScheduleStoreCanOpenTests {
+    @Test(arguments: [
+        ("<schedule version=\"1\">", ScheduleFormat?.some(.frabXML)),
+        ("<?xml version=\"1.0\"?>\n<!DOCTYPE schedule [ <!ENTITY a \"]>\"> ]>\n<schedule>", .frabXML),
+        (#"{"schedule": {}}"#, .frabJSON),
+        ("begin:vcalendar\n", .iCalendar),
+        ("<database>", nil),
+        ("OGBSTORE", nil),
+    ])
+    func canOpenAgreesWithSniff(text: String, expected: ScheduleFormat?) {
+        let data = Data(text.utf8)
+        #expect(ScheduleFormat.sniff(data) == expected)
+        for storeClass in ScheduleFileStore.storeClasses {
+            #expect(storeClass.canOpen(prefix: data) == (storeClass.format == expected), "\(storeClass.format)")
+        }
+    }
+}

@@ -27,9 +27,9 @@ public enum Daemon {
                 logger.warning("the watched folder \(folder.path) does not exist yet; waiting for it")
             }
         }
-        for (url, outcome) in core.scanAll() { watcher.report(url, outcome) }
+        for (url, outcome) in try await core.storeThreads.run({ core.scanAll() }) { watcher.report(url, outcome) }
         do {
-            let moved = try core.migrateConferenceNames()
+            let moved = try await core.storeThreads.run { try core.migrateConferenceNames() }
             if moved > 0 { logger.notice("moved \(moved) favourites, reminders and notes to today's conference names") }
         } catch {
             logger.error("could not move favourites to today's conference names (will try at the next start): \(error)")
@@ -49,7 +49,7 @@ public enum Daemon {
         var serverConfiguration = ServerConfiguration(listener: .fromSocketActivation(
             environment: ProcessInfo.processInfo.environment, orPath: configuration.socketPath))
         serverConfiguration.writeAccess.writerGroup = configuration.writerGroupID
-        let handler = DaemonHandler(engine: core.engine, events: events)
+        let handler = DaemonHandler(engine: core.engine, events: events, storeThreads: core.storeThreads)
         let server = WireServer(configuration: serverConfiguration, handler: handler, logger: logger) { info in
             let status = core.statusLine
             logger.info("\(status), listening on \(info.socketPath ?? "an inherited socket")")

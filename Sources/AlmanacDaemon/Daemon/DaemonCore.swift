@@ -15,6 +15,8 @@ public final class DaemonCore: Sendable {
     public let engine: QueryEngine
     /// The personal store.
     public let personalStore: PersistentStore
+    /// The threads that run coordinator work for requests, the watcher and reloads.
+    public let storeThreads = StoreThreadPool()
 
     /// The version reported by `hello`.
     public static let version = "0.1.0"

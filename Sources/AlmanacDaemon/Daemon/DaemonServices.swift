@@ -20,17 +20,26 @@ struct WatcherService: Service {
         #if canImport(Glibc)
         await cancelWhenGracefulShutdown {
             for await event in watcher {
-                switch event {
-                case .fileReady(let url): report(url, core.library.attach(url, isWatcherEvent: true))
-                case .fileRemoved(let url): report(url, core.library.detach(url))
-                case .rescan(let folder):
-                    logger.info("rescanning \(folder.path)")
-                    for (url, outcome) in core.library.rescan(folder) { report(url, outcome) }
-                }
+                guard (try? await apply(event)) != nil else { break }  // cancelled: the daemon is stopping
             }
         }
         watcher.stop()
         #endif
+    }
+
+    /// Attaches, replaces or detaches the event's files on the store threads (the coordinator's gate blocks its
+    /// thread), and reports the outcomes. Throws `CancellationError` when the daemon is stopping.
+    func apply(_ event: DirectoryEvent) async throws {
+        let library = core.library
+        switch event {
+        case .fileReady(let url):
+            report(url, try await core.storeThreads.run { library.attach(url, isWatcherEvent: true) })
+        case .fileRemoved(let url):
+            report(url, try await core.storeThreads.run { library.detach(url) })
+        case .rescan(let folder):
+            logger.info("rescanning \(folder.path)")
+            for (url, outcome) in try await core.storeThreads.run({ library.rescan(folder) }) { report(url, outcome) }
+        }
     }
 
     /// Logs what happened to a file and tells subscribers.
@@ -86,6 +95,8 @@ struct ReloadService: Service {
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sighup)
         await cancelWhenGracefulShutdown {
+            let library = watcher.core.library
+            let threads = watcher.core.storeThreads
             for await _ in signals {
                 notifier.reloading()
                 var configuration = watcher.core.configuration
@@ -93,14 +104,18 @@ struct ReloadService: Service {
                     try configuration.loadConfigurationFile()
                     watcher.core.engine.updateRoutingRules(configuration.routingRules)
                     watcher.logger.info("SIGHUP: routing rules and per-file settings reloaded, rescanning")
-                    for (url, outcome) in watcher.core.library.updateFileSettings(configuration.fileSettings) {
+                    let settings = configuration.fileSettings
+                    for (url, outcome) in try await threads.run({ library.updateFileSettings(settings) }) {
                         watcher.report(url, outcome)
                     }
+                } catch is CancellationError {
+                    break
                 } catch {
                     watcher.logger.error("SIGHUP: keeping the previous configuration: \(error)")
                 }
                 for folder in watcher.core.configuration.watchFolders {
-                    for (url, outcome) in watcher.core.library.rescan(folder) { watcher.report(url, outcome) }
+                    guard let outcomes = try? await threads.run({ library.rescan(folder) }) else { break }
+                    for (url, outcome) in outcomes { watcher.report(url, outcome) }
                 }
                 notifier.status(watcher.core.statusLine)
                 notifier.send("READY=1")

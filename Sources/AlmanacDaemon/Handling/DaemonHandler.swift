@@ -3,6 +3,9 @@ import Foundation
 import ObjectGraph
 
 /// The daemon's ``RequestHandler``: the query engine, subscriptions and statistics.
+///
+/// Requests run on the ``StoreThreadPool``'s threads, never on a thread of Swift's cooperative pool: the coordinator
+/// blocks while it waits in its gate or a store reads.
 public struct DaemonHandler: RequestHandler {
     /// The engine that executes requests.
     public let engine: QueryEngine
@@ -10,21 +13,31 @@ public struct DaemonHandler: RequestHandler {
     public let events: EventHub
     /// Request statistics.
     public let statistics: RequestStatistics
+    /// The threads requests run on.
+    public let storeThreads: StoreThreadPool
 
-    /// Creates a handler.
-    public init(engine: QueryEngine, events: EventHub, statistics: RequestStatistics = RequestStatistics()) {
+    /// Creates a handler; `storeThreads` defaults to a pool of its own.
+    public init(
+        engine: QueryEngine,
+        events: EventHub,
+        statistics: RequestStatistics = RequestStatistics(),
+        storeThreads: StoreThreadPool = StoreThreadPool()
+    ) {
         self.engine = engine
         self.events = events
         self.statistics = statistics
+        self.storeThreads = storeThreads
     }
 
     public func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> DaemonReply {
-        try reply(to: request)
+        let handler = self
+        return try await storeThreads.run { try handler.reply(to: request) }
     }
 
     /// The answer to a request: the one place where every operation is dispatched to the code that answers it.
     ///
-    /// Synchronous, so tests and the event loop's kept replies share it with the server's tasks.
+    /// Synchronous and blocking (the coordinator waits in its gate): ``handle(_:peer:)`` runs it on the store threads;
+    /// tests call it directly.
     ///
     /// - Throws: a ``AlmanacWire/WireError`` with the protocol's error code (`unknown_op`, `bad_request` for a
     ///   body that does not decode, and each operation's own).

@@ -1,10 +1,10 @@
 import AlmanacWire
 import Foundation
-import Synchronization
+import ObjectGraph
 
 /// Fans subscription events out to every subscribed connection.
 public final class EventHub: Sendable {
-    private let subscribers = Mutex<[UUID: AsyncStream<WireEvent>.Continuation]>([:])
+    private let subscribers = LockedValue<[UUID: AsyncStream<WireEvent>.Continuation]>([:])
 
     /// Creates a hub.
     public init() {}

@@ -17,7 +17,7 @@ public final class QueryEngine: Sendable {
     public let personalStore: PersistentStore
     /// Entity name -> store (file name, path or identifier; `personal` names the personal store).
     public var routingRules: [String: String] { rules.withLock { $0 } }
-    private let rules: Mutex<[String: String]>
+    private let rules: LockedValue<[String: String]>
     /// The daemon's version string for `hello`.
     public let version: String
     /// Encoded objects of earlier replies.
@@ -33,7 +33,7 @@ public final class QueryEngine: Sendable {
                 version: String) {
         self.library = library
         self.personalStore = personalStore
-        self.rules = Mutex(Self.withDefaults(routingRules))
+        self.rules = LockedValue(Self.withDefaults(routingRules))
         self.version = version
     }
 
@@ -440,7 +440,7 @@ public final class QueryEngine: Sendable {
 
     /// The number of objects in a store: its cache for atomic stores, a count per entity for incremental ones.
     func objectCount(in store: PersistentStore) -> Int {
-        if let atomic = store as? AtomicStore { return coordinator.performReading { atomic.cacheNodeCount } }
+        if let store = store as? any StoreObjectCounting { return coordinator.performReading { store.objectCount } }
         let entities = coordinator.managedObjectModel.entities(forConfigurationName: store.configurationName) ?? []
         let context = ManagedObjectContext(coordinator: coordinator)
         return entities.reduce(0) { total, entity in

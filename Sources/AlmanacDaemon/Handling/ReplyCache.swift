@@ -1,6 +1,5 @@
 import AlmanacWire
 import ObjectGraph
-import Synchronization
 
 /// Replies (typed bodies) to reading requests (`fetch`, `count`, `template`), kept for the next identical request while the stores
 /// hold the same data.
@@ -39,7 +38,7 @@ final class ReplyCache: Sendable {
         var hits = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// The most replies kept.
     let limit: Int
     /// Replies with more objects than this are not kept.

@@ -1,6 +1,6 @@
 import AlmanacWire
 import Foundation
-import Synchronization
+import ObjectGraph
 
 /// Counts requests and errors and keeps recent latencies for percentiles.
 public final class RequestStatistics: Sendable {
@@ -11,7 +11,7 @@ public final class RequestStatistics: Sendable {
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let capacity = 10_000
     private let started = ContinuousClock.now
 

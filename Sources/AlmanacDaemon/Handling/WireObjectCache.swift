@@ -1,6 +1,5 @@
 import AlmanacWire
 import ObjectGraph
-import Synchronization
 
 /// Wire objects of stored records, kept per store so repeated fetches of the same objects skip encoding them.
 ///
@@ -25,7 +24,7 @@ final class WireObjectCache: Sendable {
         var count = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// The most objects kept.
     let limit: Int
 

@@ -49,7 +49,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         var fileVersion: FileVersion?
 
         /// The schedule document the store was read from, for schedule files.
-        var document: ScheduleDocument? { (store as? ScheduleFileStore)?.document }
+        var document: ScheduleDocument? { (store as? any ScheduleDocumentProviding)?.document }
         /// Whether the store answers queries (attached, not shadowed).
         public var isServing: Bool { store != nil && shadowedBy == nil }
     }
@@ -82,10 +82,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
 
     public let coordinator: PersistentStoreCoordinator
     public let configuration: Configuration
-    private let lock = NSLock()
+    private let lock = Lock()
     /// Held while a file is attached, replaced, detached or set aside, so that these happen one at a time (the
     /// watcher, a SIGHUP rescan and a request that sets a store aside may ask at once). Recursive: a rescan attaches.
-    private let operations = NSRecursiveLock()
+    private let operations = Lock(recursive: true)
     private var entries: [String: Entry] = [:]
     /// The latest release's changes by conference name, for conferences an attached file serves.
     private var changes: [String: ReleaseChanges] = [:]
@@ -209,9 +209,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             } else {
                 outcome = .attached
             }
-            let document = (store as? ScheduleFileStore)?.document
+            let document = (store as? any ScheduleDocumentProviding)?.document
+            let objectCount = (store as? any StoreObjectCounting)?.objectCount ?? 0
             var entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
-                              objectCount: (store as? AtomicStore)?.cacheNodeCount ?? 0, loadedAt: Date(), error: nil,
+                              objectCount: objectCount, loadedAt: Date(), error: nil,
                               conference: document?.conference.name)
             entry.conferenceTitle = document?.conference.title ?? document?.conference.calendarName
             entry.timeZone = document?.conference.timeZone
@@ -393,15 +394,16 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     }
 
     private func recordChanges(old: PersistentStore, new: PersistentStore) {
-        guard let before = (old as? ScheduleFileStore)?.document, let after = (new as? ScheduleFileStore)?.document,
+        guard let before = (old as? any ScheduleDocumentProviding)?.document,
+            let after = (new as? any ScheduleDocumentProviding)?.document,
             before.conference.name.caseInsensitiveCompare(after.conference.name) == .orderedSame
         else { return }
         let diff = ScheduleChanges.between(old: before, new: after)
         // The URIs the removed sessions had, so that `changes` can name them (their store is gone).
         var uris: [String: String] = [:]
-        if !diff.cancelled.isEmpty, let atomic = old as? AtomicStore {
+        if !diff.cancelled.isEmpty, let records = try? old.allRecords() {
             let removed = Set(diff.cancelled.filter { $0.reason == .removed }.map { $0.session.storedGUID })
-            for record in atomic.cacheNodes() where record.objectID.entityName == "Session" {
+            for record in records where record.objectID.entityName == "Session" {
                 if let guid = record["guid"] as? String, removed.contains(guid) {
                     uris[guid] = record.objectID.uriString
                 }

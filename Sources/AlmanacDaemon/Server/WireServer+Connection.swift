@@ -1,6 +1,7 @@
 import AlmanacWire
 import Logging
 import NIOCore
+import ObjectGraph
 import ServiceLifecycle
 import Synchronization
 
@@ -214,14 +215,14 @@ extension WireServer {
 
 /// The per-connection state shared between the connection's task and its watchers.
 final class ConnectionState: Sendable {
-    private let machine: Mutex<ConnectionStateMachine>
-    private let peerCredentials = Mutex(PeerCredentials.unknown)
+    private let machine: LockedValue<ConnectionStateMachine>
+    private let peerCredentials = LockedValue(PeerCredentials.unknown)
     /// Requests the connection's task has answered (the answer handed to the socket), for ``RequestDecoder``'s
     /// ordering.
     let requestsAnswered = Atomic(0)
 
     init(now: ContinuousClock.Instant) {
-        machine = Mutex(ConnectionStateMachine(now: now))
+        machine = LockedValue(ConnectionStateMachine(now: now))
     }
 
     /// Who is on the other end, once the connection's task has asked the socket (`unknown` before).

@@ -2,8 +2,8 @@ import AlmanacWire
 import Logging
 import NIOCore
 import NIOPosix
+import ObjectGraph
 import ServiceLifecycle
-import Synchronization
 
 /// The Unix-socket server of the Almanac wire protocol, generic over the ``RequestHandler`` that answers requests.
 ///
@@ -147,7 +147,7 @@ struct GracePeriodExpired: Error {}
 
 /// Counts open connections against the limit.
 final class ConnectionCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
 
     /// Takes a slot if fewer than `limit` are taken.
     func enter(limit: Int) -> Bool {

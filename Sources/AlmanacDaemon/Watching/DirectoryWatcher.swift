@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ public final class DirectoryWatcher: AsyncSequence, @unchecked Sendable {  // fd
 
     private let folders: [URL]
     private let filter: WatchFilter
-    private let lock = NSLock()
+    private let lock = Lock()
     private var fd: Int32 = -1
     private var wakePipe: [Int32] = [-1, -1]
     private var watches: [Int32: URL] = [:]

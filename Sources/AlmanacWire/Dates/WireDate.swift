@@ -1,3 +1,4 @@
+import CivilDates
 import Foundation
 
 /// Dates on the wire: ISO 8601 / RFC 3339 strings with an offset, e.g. `2024-12-27T10:30:00+01:00` or
@@ -19,9 +20,9 @@ public enum WireDate {
             seconds += 1
         }
         let local = seconds + Int64(offset)
-        let days = floorDivide(local, 86_400)
-        let secondOfDay = Int(local - days * 86_400)
-        let (year, month, day) = civil(fromDays: days)
+        let days = CivilDays.floorDivide(Int(local), 86_400)
+        let secondOfDay = Int(local) - days * 86_400
+        let (year, month, day) = CivilDays.date(days: days)
         // Written byte by byte: this runs for every date of every reply.
         var text: [UInt8] = []
         text.reserveCapacity(32)
@@ -113,49 +114,12 @@ public enum WireDate {
         } else {
             return nil
         }
-        guard scanner.isAtEnd, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard scanner.isAtEnd, (1...12).contains(month), day >= 1, day <= CivilDays.daysIn(month: month, year: year),
             hour < 24 || (hour == 24 && minute == 0 && second == 0), minute < 60, second < 61
         else { return nil }
-        let days = days(fromCivil: year, month, day)
+        let days = Int64(CivilDays.days(year: year, month: month, day: day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59)) - Int64(offset)
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
-    }
-
-    // MARK: Calendar arithmetic (Howard Hinnant's days_from_civil / civil_from_days)
-
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : (a - b + 1) / b
-    }
-
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = floorDivide(y, 400)
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 
     private struct Scanner {

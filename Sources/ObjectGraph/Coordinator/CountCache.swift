@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Counts over several atomic stores, kept for the next count of the same request over the same stores.
 ///
 /// A sorted, paged fetch usually asks for its total too; over 100 stores that total costs a count in each store per
@@ -27,7 +25,7 @@ final class CountCache: Sendable {
         var use = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// The count kept for `key` over exactly these stores, if any.
     func count(for key: Key, stamps: [MergedOrder.Stamp]) -> Int? {

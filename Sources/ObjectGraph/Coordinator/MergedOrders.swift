@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Merging 100 stores' cursors for every limit-50 fetch costs a heap of 100 cursors; walking a merged order costs
 /// the 50 matches. An order stays valid while every store in it is the same store object, at the same position
-/// among the coordinator's stores, with the same contents (``AtomicStore/contentVersion``).
+/// among the coordinator's stores, with the same contents (``SortedOrderStore/contentVersion``).
 final class MergedOrder: @unchecked Sendable {  // immutable once made
     /// What the order was built from: each store object, its position, its contents.
     struct Stamp: Equatable {
@@ -16,16 +16,16 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
 
     let stamps: [Stamp]
     /// The records in order, and the add-order position of each one's store.
-    let views: [AtomicStore.RecordView]
+    let views: [RecordView]
     let storeIndices: [Int32]
     /// The sort values of each record, prepared for comparing (`width` per record), for merging with other stores.
     let prepared: [SortValue]
     let width: Int
     var lastUse: Int
     /// Columns of the attributes predicates read, in this order's positions.
-    let columns: AtomicStore.RowColumns
+    let columns: RowColumns
 
-    init(stamps: [Stamp], views: [AtomicStore.RecordView], entities: [EntityDescription], storeIndices: [Int32],
+    init(stamps: [Stamp], views: [RecordView], entities: [EntityDescription], storeIndices: [Int32],
          prepared: [SortValue], width: Int, lastUse: Int) {
         self.stamps = stamps
         self.views = views
@@ -33,15 +33,15 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         self.prepared = prepared
         self.width = width
         self.lastUse = lastUse
-        self.columns = AtomicStore.RowColumns(views: views, entities: entities)
+        self.columns = RowColumns(views: views, entities: entities)
     }
 
     /// Merges the stores' own sorted orders: by the sort keys, ties by store add order, then in each store's order.
-    static func merge(_ orders: [(storeIndex: Int, order: AtomicStore.SortedOrder)], sortKeys: [SortKey],
+    static func merge(_ orders: [(storeIndex: Int, order: SortedOrder)], sortKeys: [SortKey],
                       stamps: [Stamp], use: Int) -> MergedOrder {
         let width = sortKeys.count
         let total = orders.reduce(0) { $0 + $1.order.views.count }
-        var views: [AtomicStore.RecordView] = []
+        var views: [RecordView] = []
         var storeIndices: [Int32] = []
         var prepared: [SortValue] = []
         views.reserveCapacity(total)
@@ -85,18 +85,18 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     struct Cursor {
         let order: MergedOrder
         /// The order's records as results hand them out.
-        let rows: AtomicStore.OrderRows
-        private var scan: AtomicStore.PredicateScan
+        let rows: OrderRows
+        private var scan: PredicateScan
         let limit: Int
         private var position = 0
         private var matched = 0
 
-        /// - Parameter objectIDColumn: as ``AtomicStore/makeCursor(_:key:objectIDColumn:)``.
+        /// - Parameter objectIDColumn: as ``SortedOrderStore/makeCursor(_:key:objectIDColumn:)``.
         init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int, objectIDColumn: Bool = false) throws {
             self.order = order
-            self.scan = try AtomicStore.PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0)
+            self.scan = try PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0)
             self.limit = limit
-            self.rows = AtomicStore.OrderRows(views: order.views,
+            self.rows = OrderRows(views: order.views,
                                               objectIDs: objectIDColumn && limit == 0 ? order.columns.objectIDs() : nil)
         }
 
@@ -148,16 +148,16 @@ final class MergedOrderCache: Sendable {
     static let limit = 8
 
     private struct State: ~Copyable {
-        var orders: [AtomicStore.SortedOrder.Key: MergedOrder] = [:]
+        var orders: [SortedOrder.Key: MergedOrder] = [:]
         var use = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// The merged order for `key` over `stores`, merged now if there is none or the stores changed.
     ///
     /// Built while holding the cache's lock, so concurrent fetches needing the same new order build it once.
-    func order(for key: AtomicStore.SortedOrder.Key, stamps: [MergedOrder.Stamp],
+    func order(for key: SortedOrder.Key, stamps: [MergedOrder.Stamp],
                build: (Int) throws -> MergedOrder) rethrows -> MergedOrder {
         try state.withLock { state in
             state.use += 1

@@ -4,9 +4,9 @@ import Foundation
 struct MergedFetchResult {
     /// What a store gave for the object.
     enum Row {
-        /// An atomic store's record, by its position in the rows of the fetch's order (no copy of the record);
-        /// `includesValues` false: the request wanted the ID only.
-        case record(AtomicStore.OrderRows, Int, includesValues: Bool)
+        /// A record of a store that keeps sorted orders, by its position in the rows of the fetch's order (no copy
+        /// of the record); `includesValues` false: the request wanted the ID only.
+        case record(OrderRows, Int, includesValues: Bool)
         /// What another store returned, by position in its results (shared by all of them: no box per result).
         case result(StoreResults, Int)
     }
@@ -59,19 +59,19 @@ struct MergedFetchResult {
     }
 }
 
-/// One source of results for ``PersistentStoreCoordinator/merge(_:sortKeys:offset:limit:)``: an atomic store's
-/// cursor, the merged order of several atomic stores, or the array another store returned.
+/// One source of results for ``PersistentStoreCoordinator/merge(_:sortKeys:offset:limit:)``: the cursor of a store
+/// that keeps sorted orders, the merged order of several such stores, or the array another store returned.
 struct MergeSource {
     /// The store's position in add order (unused for a merged order, whose results each tell their own).
     private let storeIndex: Int
-    private var cursor: AtomicStore.Cursor?
+    private var cursor: SortedOrder.Cursor?
     private var mergedCursor: MergedOrder.Cursor?
     private var results: MergedFetchResult.StoreResults
     private var prepared: [SortValue]
     private let width: Int
     private var position = 0
 
-    init(storeIndex: Int, cursor: AtomicStore.Cursor) {
+    init(storeIndex: Int, cursor: SortedOrder.Cursor) {
         self.storeIndex = storeIndex
         self.cursor = cursor
         self.results = .none
@@ -144,16 +144,34 @@ struct MergeSource {
     }
 }
 
+/// A store a request reaches.
+struct FetchTarget {
+    /// The store's position in add order.
+    let index: Int
+    let store: PersistentStore
+    /// The request's entity names that the store's configuration holds.
+    let entityNames: Set<String>
+    /// The store, when it keeps sorted orders that the coordinator walks itself (looked up once per target).
+    let sortedOrders: (any SortedOrderStore)?
+
+    init(index: Int, store: PersistentStore, entityNames: Set<String>) {
+        self.index = index
+        self.store = store
+        self.entityNames = entityNames
+        self.sortedOrders = store as? any SortedOrderStore
+    }
+}
+
 extension PersistentStoreCoordinator {
     /// The stores a request reaches, in add order, each with the entity names its configuration holds.
-    func targets(entityNames: [String], affectedStores: [PersistentStore]?) -> [(Int, PersistentStore, Set<String>)] {
+    func targets(entityNames: [String], affectedStores: [PersistentStore]?) -> [FetchTarget] {
         withState {
             if affectedStores == nil, let cached = targetCache[entityNames] { return cached }
-            var targets: [(Int, PersistentStore, Set<String>)] = []
+            var targets: [FetchTarget] = []
             for (index, store) in persistentStores.enumerated() {
                 if let affectedStores, !affectedStores.contains(where: { $0 === store }) { continue }
                 let held = Set(entityNames.filter { store.holds(entityNamed: $0) })
-                if !held.isEmpty { targets.append((index, store, held)) }
+                if !held.isEmpty { targets.append(FetchTarget(index: index, store: store, entityNames: held)) }
             }
             if affectedStores == nil { targetCache[entityNames] = targets }
             return targets
@@ -164,7 +182,7 @@ extension PersistentStoreCoordinator {
     ///
     /// Results are the union over stores, sorted by the sort keys, ties broken by store add order and then object
     /// ID, with `offset` and `limit` applied to the union. `makesObjects`: the caller makes a managed object per
-    /// result (atomic stores then read object IDs from a column of their order in a whole scan).
+    /// result (stores that keep sorted orders then read object IDs from a column of their order in a whole scan).
     func fetch(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
                offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
                propertiesToFetch: [String]? = nil, makesObjects: Bool = false) throws -> [MergedFetchResult] {
@@ -172,28 +190,30 @@ extension PersistentStoreCoordinator {
             let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
             let perStoreLimit = limit > 0 ? offset + limit : 0
             var sources: [MergeSource] = []
-            // Several atomic stores in a sorted fetch: one merged order, kept between fetches, stands for them all.
-            let atomicTargets = targets.filter { $0.1 is AtomicStore }
-            let usesMergedOrder = atomicTargets.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
+            // Several stores that keep sorted orders, in a sorted fetch: one merged order, kept between fetches,
+            // stands for them all.
+            let orderTargets = targets.filter { $0.sortedOrders != nil }
+            let usesMergedOrder = orderTargets.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
             if usesMergedOrder {
                 let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
-                                             targets: atomicTargets)
+                                             targets: orderTargets)
                 sources.append(MergeSource(merged: try MergedOrder.Cursor(order: merged, predicate: predicate,
                                                                           limit: perStoreLimit,
                                                                           objectIDColumn: makesObjects)))
             }
-            var orderKey: AtomicStore.SortedOrder.Key?
-            for (index, store, names) in targets where !(usesMergedOrder && store is AtomicStore) {
-                // Atomic stores hold every record in memory: handing them over costs nothing and saves faulting.
-                let withValues = includesValues || (store is AtomicStore && propertiesToFetch == nil)
+            var orderKey: SortedOrder.Key?
+            for target in targets where !(usesMergedOrder && target.sortedOrders != nil) {
+                let (index, store, names) = (target.index, target.store, target.entityNames)
+                // Such stores hold every record in memory: handing them over costs nothing and saves faulting.
+                let withValues = includesValues || (target.sortedOrders != nil && propertiesToFetch == nil)
                 let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: predicate,
                                                 sortKeys: sortKeys, limit: perStoreLimit,
                                                 propertiesToFetch: propertiesToFetch, includesValues: withValues)
-                if let atomic = store as? AtomicStore {
+                if let orders = target.sortedOrders {
                     if orderKey?.entityNames != names {
-                        orderKey = AtomicStore.SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
+                        orderKey = SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
                     }
-                    sources.append(MergeSource(storeIndex: index, cursor: try atomic.makeCursor(
+                    sources.append(MergeSource(storeIndex: index, cursor: try orders.makeCursor(
                         request, key: orderKey, objectIDColumn: makesObjects)))
                 } else {
                     let results = try store.serializingReads { try store.fetch(request) }
@@ -204,29 +224,35 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// What kept results over these atomic stores depend on: each store object, its position, its contents.
-    static func stamps(of atomicTargets: [(Int, PersistentStore, Set<String>)]) -> [MergedOrder.Stamp] {
-        atomicTargets.map { index, store, _ in
-            MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: index,
-                              contentVersion: (store as! AtomicStore).contentVersion)
+    /// What kept results over stores that keep sorted orders depend on: each store object, its position, its
+    /// contents.
+    static func stamps(of orderTargets: [FetchTarget]) -> [MergedOrder.Stamp] {
+        orderTargets.compactMap { target in
+            target.sortedOrders.map { store in
+                MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: target.index,
+                                  contentVersion: store.contentVersion)
+            }
         }
     }
 
-    /// The merged sorted order of several atomic stores' records, from the cache or merged now.
-    private func mergedOrder(entity: EntityDescription, entityNames: [String], sortKeys: [SortKey],
-                             targets: [(Int, PersistentStore, Set<String>)]) throws -> MergedOrder {
-        let atomics = targets.map { ($0.0, $0.1 as! AtomicStore, $0.2) }
+    /// The merged sorted order of the records of several stores that keep sorted orders, from the cache or merged
+    /// now.
+    private func mergedOrder(
+        entity: EntityDescription, entityNames: [String], sortKeys: [SortKey], targets: [FetchTarget]
+    ) throws -> MergedOrder {
         let stamps = Self.stamps(of: targets)
-        let key = AtomicStore.SortedOrder.Key(entityNames: Set(entityNames), sortKeys: sortKeys)
+        let key = SortedOrder.Key(entityNames: Set(entityNames), sortKeys: sortKeys)
         return try mergedOrders.order(for: key, stamps: stamps) { use in
-            var orderKey: AtomicStore.SortedOrder.Key?
-            let orders = try atomics.map { index, store, names in
+            var orderKey: SortedOrder.Key?
+            let orders = try targets.compactMap { target -> (storeIndex: Int, order: SortedOrder)? in
+                guard let store = target.sortedOrders else { return nil }
+                let names = target.entityNames
                 if orderKey?.entityNames != names {
-                    orderKey = AtomicStore.SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
+                    orderKey = SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
                 }
                 let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: nil, sortKeys: sortKeys,
                                                 limit: 0, includesValues: true)
-                return (storeIndex: index, order: try store.sortedOrder(request, key: orderKey!))
+                return (storeIndex: target.index, order: try store.sortedOrder(request, key: orderKey!))
             }
             return MergedOrder.merge(orders, sortKeys: sortKeys, stamps: stamps, use: use)
         }
@@ -289,7 +315,7 @@ extension PersistentStoreCoordinator {
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         while let source = heap.first {
             guard take(heads[source]!, from: headStores[source]) else { break }
-            // One source left (often: one merged order of every atomic store): the rest of the offset is passed
+            // One source left (often: one merged order of every store that keeps sorted orders): the rest of the offset is passed
             // in that source's order without making its results.
             if heap.count == 1, skipped < offset { skipped += try sources[source].skip(offset - skipped) }
             if let (result, values, storeIndex) = try sources[source].next() {
@@ -311,26 +337,27 @@ extension PersistentStoreCoordinator {
                affectedStores: [PersistentStore]?) throws -> Int {
         try performReading {
             let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
-            func count(_ target: (Int, PersistentStore, Set<String>)) throws -> Int {
-                let request = StoreFetchRequest(entity: entity, entityNames: target.2, predicate: predicate,
+            func count(_ target: FetchTarget) throws -> Int {
+                let request = StoreFetchRequest(entity: entity, entityNames: target.entityNames, predicate: predicate,
                                                 sortKeys: [], limit: 0, includesValues: false)
-                return try target.1.serializingReads { try target.1.count(request) }
+                return try target.store.serializingReads { try target.store.count(request) }
             }
-            // Several atomic stores: their sum is kept until one of them changes (they change only on load and save).
-            let atomics = targets.filter { $0.1 is AtomicStore }
-            guard atomics.count > 1, predicate?.callsVolatileFunction != true else {
+            // Several stores that keep sorted orders: their sum is kept until one of them changes (their content
+            // version says when).
+            let kept = targets.filter { $0.sortedOrders != nil }
+            guard kept.count > 1, predicate?.callsVolatileFunction != true else {
                 return try targets.reduce(0) { try $0 + count($1) }
             }
-            let stamps = Self.stamps(of: atomics)
+            let stamps = Self.stamps(of: kept)
             let key = CountCache.Key(entityName: entity.name, entityNames: entityNames, predicate: predicate)
-            let atomicCount: Int
-            if let kept = counts.count(for: key, stamps: stamps) {
-                atomicCount = kept
+            let keptCount: Int
+            if let cached = counts.count(for: key, stamps: stamps) {
+                keptCount = cached
             } else {
-                atomicCount = try atomics.reduce(0) { try $0 + count($1) }
-                counts.keep(atomicCount, for: key, stamps: stamps)
+                keptCount = try kept.reduce(0) { try $0 + count($1) }
+                counts.keep(keptCount, for: key, stamps: stamps)
             }
-            return try targets.reduce(atomicCount) { $1.1 is AtomicStore ? $0 : try $0 + count($1) }
+            return try targets.reduce(keptCount) { $1.sortedOrders != nil ? $0 : try $0 + count($1) }
         }
     }
 

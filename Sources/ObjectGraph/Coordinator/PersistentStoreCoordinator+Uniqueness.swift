@@ -73,8 +73,8 @@ extension PersistentStoreCoordinator {
         }
         guard !order.isEmpty else { return [] }
 
-        // The saved objects with the same values. An atomic store holds its records in memory and hands them over
-        // whole: one pass over them. Other stores are asked by the first attribute, in chunks, the rest compared
+        // The saved objects with the same values. A store that keeps sorted orders holds its records in memory and
+        // hands them over whole: one pass over them. Other stores are asked by the first attribute, in chunks, the rest compared
         // here; the sort keys bring every constrained value back with each ID.
         var saved: [[AnyHashable]: ManagedObjectID] = [:]
         func note(_ id: ManagedObjectID, _ values: [(any Sendable)?]) {
@@ -82,7 +82,7 @@ extension PersistentStoreCoordinator {
                   saved[key] == nil else { return }
             saved[key] = id
         }
-        if !heldNames.isEmpty, store is AtomicStore {
+        if !heldNames.isEmpty, store is any SortedOrderStore {
             let request = StoreFetchRequest(entity: entity, entityNames: heldNames, predicate: nil, sortKeys: [],
                                             limit: 0, includesValues: true)
             for result in try store.serializingReads({ try store.fetch(request) }) {

@@ -15,7 +15,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Requests: reads share it, writes (saves, store changes) hold it alone.
     let gate = ReadWriteGate()
     /// The coordinator's own state (`stores`, `targetCache`, `strictRouting`, `saveObservers`), briefly.
-    private let lock = NSRecursiveLock()
+    private let lock = Lock(recursive: true)
     private var stores: [PersistentStore] = [] {
         didSet {
             targetCache.removeAll()
@@ -32,7 +32,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Counts over several atomic stores, for the totals of repeated paged fetches.
     let counts = CountCache()
     /// The stores each set of entity names reaches (requests without `affectedStores`), until the stores change.
-    var targetCache: [[String]: [(Int, PersistentStore, Set<String>)]] = [:]
+    var targetCache: [[String]: [FetchTarget]] = [:]
     private var strictRouting = false
     private var saveObservers: [UUID: @Sendable (ContextDidSave) -> Void] = [:]
     private let storeChanges = Atomic<Int>(0)

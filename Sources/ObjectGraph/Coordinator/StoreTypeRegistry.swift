@@ -5,7 +5,7 @@ import Foundation
 final class StoreTypeRegistry: @unchecked Sendable {  // guarded by lock
     static let shared = StoreTypeRegistry()
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var classes: [PersistentStoreType: PersistentStore.Type] = [.inMemory: InMemoryStore.self, .binary: BinaryStore.self]
 
     func register(_ storeClass: PersistentStore.Type, for type: PersistentStoreType) {

@@ -30,7 +30,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
     /// Whether objects of some entity can hold other objects (relationships, fetched properties); set when frozen.
     /// Contexts of a model where none can skip breaking reference cycles when they go away.
     private(set) var objectsReferToObjects = true
-    private let freezeLock = NSLock()
+    private let freezeLock = Lock()
     /// Set once frozen, so `freeze()` on a frozen model (every new managed object calls it) takes no lock.
     private let frozenFlag = Atomic<Bool>(false)
 

@@ -73,9 +73,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     enum FaultValues {
         /// A record the fetch read.
         case record(StoreRecord)
-        /// An atomic store's record, by position in the rows of the fetch that made the fault: read only when the
-        /// fault fires, so the fetch itself reads neither the record nor its values.
-        case row(AtomicStore.OrderRows, Int)
+        /// A record of a store that keeps sorted orders (``SortedOrderStore``), by position in the rows of the
+        /// fetch that made the fault: read only when the fault fires, so the fetch itself reads neither the record
+        /// nor its values.
+        case row(OrderRows, Int)
 
         /// The kept record.
         var record: StoreRecord {

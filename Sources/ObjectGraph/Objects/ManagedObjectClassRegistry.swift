@@ -36,7 +36,7 @@ public enum ManagedObjectClassRegistry {
     }
 
     private final class Registry: @unchecked Sendable {  // guarded by lock
-        private let lock = NSLock()
+        private let lock = Lock()
         private var classes: [String: ManagedObject.Type] = [:]
 
         func set(_ objectClass: ManagedObject.Type, for name: String) {

@@ -252,7 +252,7 @@ enum IDNames {
         }
     }
 
-    private static let table = Mutex(Table())
+    private static let table = LockedValue(Table())
 
     /// The shared pair of these names, if there is one.
     static func shared(entityName: String, storeIdentifier: String?) -> Unmanaged<Pair>? {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The family of stores that load the whole graph at once and write it as one unit (Core Data's
 /// `NSAtomicStore`): the in-memory, XML and binary stores and custom file formats.
@@ -11,13 +10,14 @@ import Synchronization
 /// - ``PersistentStore/load()`` (read the file and call ``addCacheNodes(_:)``),
 /// - ``prepareWrite(records:metadata:)`` (encode the records, usually with ``AtomicFileWriter``) — omit it for a
 ///   read-only format and add the store with the `.readOnly` option.
-open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change only `orders`, under its lock
+// Reads change only `orders`, under its lock.
+open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, @unchecked Sendable {
     // Changed only by loads and saves, which the coordinator never runs beside a read.
     private var tables: [String: [Int64: StoreRecord]] = [:]  // every change also empties the cached orders
     private var recordCount = 0
     /// Records in the order of a sort, by entity names and sort keys: built by the first sorted fetch, reused by the
     /// next ones until the records change (any change to `tables` drops them). Reads fill it, hence its lock.
-    private let orders = Mutex(SortedOrders())
+    private let orders = LockedValue(SortedOrders())
     /// At most this many sort orders are kept; the least recently used goes first.
     static let sortedOrderLimit = 8
 
@@ -27,7 +27,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     }
 
     /// Changes whenever the records change (a load adds records, a save commits): caches of what the store holds
-    /// compare it.
+    /// compare it (see ``SortedOrderStore``).
     private(set) var contentVersion: UInt64 = 0
 
     /// Reads change nothing but the cached sort orders, which are guarded.
@@ -63,6 +63,9 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     /// The number of objects in the store.
     public var cacheNodeCount: Int { recordCount }
 
+    /// The number of objects in the store (``cacheNodeCount``, for ``StoreObjectCounting``).
+    public var objectCount: Int { recordCount }
+
     /// The record of one object, if the store holds it.
     public func cacheNode(for objectID: ManagedObjectID) -> StoreRecord? {
         guard objectID.storeIdentifier == identifier else { return nil }
@@ -89,25 +92,6 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         return results
     }
 
-    /// The results of a request one at a time, in order: sorted fetches walk a cached sort order and stop as soon as
-    /// `limit` objects matched, so a limit-50 fetch costs 50 predicate evaluations rather than a scan and a sort.
-    ///
-    /// - Parameter key: the request's order key, when the caller made it already (for many stores at once).
-    /// - Parameter objectIDColumn: whether a walk over the whole order reads object IDs from a column of the order
-    ///   (made by the first such walk) rather than from each view: for callers that make an object per result.
-    func makeCursor(_ request: StoreFetchRequest, key: SortedOrder.Key? = nil, objectIDColumn: Bool = false) throws
-        -> Cursor
-    {
-        let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
-                                                                         sortKeys: request.sortKeys))
-        let wholeScan = request.limit == 0
-        let scan = try PredicateScan(request.predicate, columns: order.columns, wholeScan: wholeScan)
-        let rows = OrderRows(views: order.views,
-                             objectIDs: objectIDColumn && wholeScan ? order.columns.objectIDs() : nil)
-        return Cursor(order: order, rows: rows, scan: scan, limit: request.limit,
-                      includesValues: request.includesValues)
-    }
-
     /// A view of every record of the entities, by reference key (the order of object IDs within one store).
     private func views(of entityNames: Set<String>) -> [RecordView] {
         let entities = model.entitiesByName
@@ -122,7 +106,7 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
     }
 
     /// The records of the request's entities in the order of its sort keys, ties by reference key (no sort keys:
-    /// by reference key); cached.
+    /// by reference key); kept (see ``SortedOrderStore``).
     func sortedOrder(_ request: StoreFetchRequest, key: SortedOrder.Key) throws -> SortedOrder {
         // Built while holding the lock: two fetches needing the same new order build it once.
         try orders.withLock { orders in
@@ -147,20 +131,13 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         let keys = request.sortKeys
         let width = keys.count
         // Ties keep the views' order, which is by reference key.
-        let (positions, prepared) = try SortKey.sortedPositions(views, by: keys, value: Self.sortValue)
+        let (positions, prepared) = try SortKey.sortedPositions(views, by: keys) { try $0.sortValue($1) }
         var sortedPrepared: [SortValue] = []
         sortedPrepared.reserveCapacity(prepared.count)
         for position in positions { sortedPrepared.append(contentsOf: prepared[(position * width)..<(position * width + width)]) }
         let entities = request.entityNames.sorted().compactMap { model.entitiesByName[$0] }
         return SortedOrder(views: positions.map { views[$0] }, entities: entities, keys: keys,
                            prepared: sortedPrepared, lastUse: use)
-    }
-
-    /// A sort key's value for a record: a plain attribute is read straight from the record, key paths through the
-    /// view.
-    static func sortValue(of view: RecordView, _ key: SortKey) throws -> Any? {
-        if key.isPlainKey, view.entity.attributesByName[key.keyPath] != nil { return view.record[key.keyPath] }
-        return try key.value(of: view)
     }
 
     open override func count(_ request: StoreFetchRequest) throws -> Int {
@@ -238,305 +215,10 @@ open class AtomicStore: PersistentStore, @unchecked Sendable {  // reads change 
         }
     }
 
-    static func sendable(_ value: Any?) -> (any Sendable)? {
-        value.map(assumeSendable)
-    }
-
-    /// The view of a record that predicates evaluate against: relationships resolve to other records of the store.
-    ///
-    /// A class, so the cached sort orders hand views around with one reference count each; it never outlives the
-    /// request (or the cached order inside the store) that made it, hence the unsafe reference to the store.
-    final class RecordView: PredicateEvaluable {
-        let record: StoreRecord
-        unowned(unsafe) let store: AtomicStore
-        let entity: EntityDescription
-
-        init(record: StoreRecord, store: AtomicStore, entity: EntityDescription) {
-            self.record = record
-            self.store = store
-            self.entity = entity
-        }
-
-        func predicateValue(forKey key: String) throws -> Any? {
-            let layout = entity.layout
-            guard let slot = layout.slot(forKey: key) else { throw unknownKeyError(key, entityName: entity.name) }
-            switch layout.kinds[slot] {
-            case .attribute, .other:
-                return record[key]
-            case .toMany:
-                let ids = record[key] as? [ManagedObjectID] ?? []
-                return ids.compactMap { store.view(of: $0) }
-            case .toOne:
-                guard let id = record[key] as? ManagedObjectID else { return nil }
-                return store.view(of: id)
-            }
-        }
-
-        var predicateIdentity: (any Hashable & Sendable)? { record.objectID }
-    }
-
     /// The predicate view of another record of this store, if the store holds it.
     func view(of id: ManagedObjectID) -> RecordView? {
         guard let record = cacheNode(for: id), let entity = model.entitiesByName[id.entityName] else { return nil }
         return RecordView(record: record, store: self, entity: entity)
-    }
-}
-
-extension AtomicStore {
-    /// Records in one order, with their sort values prepared for comparing (`keys.count` values per record).
-    /// A class: a cache hit hands it out and marks its use without copying.
-    final class SortedOrder: @unchecked Sendable {  // immutable but `lastUse`, which changes under the store's lock
-        struct Key: Hashable {
-            let entityNames: Set<String>
-            let sortKeys: [SortKey]
-            private let hash: Int
-
-            init(entityNames: Set<String>, sortKeys: [SortKey]) {
-                self.entityNames = entityNames
-                self.sortKeys = sortKeys
-                var hasher = Hasher()
-                hasher.combine(entityNames)
-                for key in sortKeys {
-                    hasher.combine(key.keyPath)
-                    hasher.combine(key.ascending)
-                    hasher.combine(key.comparison)
-                }
-                hash = hasher.finalize()
-            }
-
-            static func == (lhs: Key, rhs: Key) -> Bool {
-                lhs.hash == rhs.hash && lhs.sortKeys == rhs.sortKeys && lhs.entityNames == rhs.entityNames
-            }
-
-            func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-        }
-
-        let views: [RecordView]
-        /// The entities whose records the order holds.
-        let entities: [EntityDescription]
-        let keys: [SortKey]
-        let prepared: [SortValue]
-        var lastUse: Int
-
-        /// Columns of the attributes predicates read, in this order's positions.
-        let columns: RowColumns
-
-        init(views: [RecordView], entities: [EntityDescription], keys: [SortKey], prepared: [SortValue],
-             lastUse: Int) {
-            self.views = views
-            self.entities = entities
-            self.keys = keys
-            self.prepared = prepared
-            self.lastUse = lastUse
-            self.columns = RowColumns(views: views, entities: entities)
-        }
-    }
-
-    /// Columns of the attributes predicates read over a sequence of records (a sorted order), made by the first scan
-    /// that needs them, and the row tests made of them: a scan then reads typed arrays instead of each record's
-    /// dictionary.
-    final class RowColumns: @unchecked Sendable {  // the views are immutable; the state changes under its lock
-        private let views: [RecordView]
-        private let entities: [EntityDescription]
-        private let state = Mutex(State())
-
-        private struct State: ~Copyable {
-            var columns: [String: PredicateColumn] = [:]
-            var tests: [ObjectPredicate: RowTest] = [:]
-            var objectIDs: [ManagedObjectID]?
-        }
-
-        /// The object IDs of the records, in the order's positions (made by the first call).
-        func objectIDs() -> [ManagedObjectID] {
-            state.withLock { state in
-                if let made = state.objectIDs { return made }
-                let made = views.map(\.record.objectID)
-                state.objectIDs = made
-                return made
-            }
-        }
-
-        /// At most this many columns and row tests are kept (past the limit, further predicates are evaluated record
-        /// by record; row tests are all dropped when full).
-        static let columnLimit = 16
-        static let rowTestLimit = 64
-
-        init(views: [RecordView], entities: [EntityDescription]) {
-            self.views = views
-            self.entities = entities
-        }
-
-        /// The predicate as a test of positions, reading columns rather than records; `nil` when it cannot be (a
-        /// part other than comparisons of attributes with constants), when a column it needs is not made and
-        /// `makingColumns` is false, or when as many columns are kept as may be.
-        func rowTest(for predicate: ObjectPredicate, makingColumns: Bool) throws -> RowTest? {
-            try state.withLock { state in
-                if let test = state.tests[predicate] { return test }
-                guard let keys = predicate.rowKeys else { return nil }
-                var columns: [String: PredicateColumn] = [:]
-                for key in keys {
-                    if let column = state.columns[key] {
-                        columns[key] = column
-                        continue
-                    }
-                    guard makingColumns, state.columns.count < Self.columnLimit, isAttribute(key) else { return nil }
-                    let views = self.views
-                    let column = PredicateColumn(rowCount: views.count) { row in views[row].record[key] }
-                    state.columns[key] = column
-                    columns[key] = column
-                }
-                guard let test = try predicate.rowTest(columns: columns) else { return nil }
-                if state.tests.count >= Self.rowTestLimit { state.tests.removeAll() }
-                state.tests[predicate] = test
-                return test
-            }
-        }
-
-        /// How many columns are made (for tests).
-        var columnCount: Int { state.withLock { $0.columns.count } }
-
-        /// Whether a key is a stored attribute of every entity (what records give predicates as it is).
-        private func isAttribute(_ key: String) -> Bool {
-            entities.allSatisfy { entity in
-                let layout = entity.layout
-                guard let slot = layout.slot(forKey: key), case .attribute = layout.kinds[slot] else { return false }
-                return true
-            }
-        }
-    }
-
-    /// How a walk over an order tests its records: the compiled predicate record by record, or a row test reading
-    /// columns (see ``RowColumns``).
-    ///
-    /// A scan of the whole order (no limit) makes the columns it needs at once. A walk that may stop early uses
-    /// columns only if they exist, and makes them once it has tested ``columnThreshold`` records one by one (a
-    /// limited walk over a predicate that matches little scans as much as a whole scan).
-    struct PredicateScan {
-        let predicate: CompiledPredicate?
-        private var rows: RowTest?
-        private var makeRows: (() throws -> RowTest?)?
-        private var tested = 0
-        static let columnThreshold = 4096
-
-        init(_ predicate: ObjectPredicate?, columns: RowColumns, wholeScan: Bool) throws {
-            self.predicate = try predicate?.compiled()
-            guard let predicate else { return }
-            rows = try columns.rowTest(for: predicate, makingColumns: wholeScan)
-            if rows == nil, !wholeScan {
-                makeRows = { try columns.rowTest(for: predicate, makingColumns: true) }
-            }
-        }
-
-        /// The position of the first view from `position` on that the predicate accepts (any, without a
-        /// predicate); `position` moves past it. Checks for cancellation every 4,096 views, so a deadline stops a
-        /// long scan.
-        mutating func nextMatch(in views: [RecordView], after position: inout Int) throws -> Int? {
-            while position < views.count {
-                let index = position
-                position += 1
-                if index & 0xFFF == 0xFFF, Task.isCancelled { throw CancellationError() }
-                if let rows {
-                    if try rows(index) { return index }
-                    continue
-                }
-                guard let predicate else { return index }
-                if let make = makeRows {
-                    tested += 1
-                    if tested == Self.columnThreshold {
-                        makeRows = nil
-                        rows = try make()
-                        if rows != nil {
-                            position = index
-                            continue
-                        }
-                    }
-                }
-                if try predicate.evaluate(with: views[index]) { return index }
-            }
-            return nil
-        }
-    }
-
-    /// What a fetch over a sorted order hands out: the order's record views and, for a walk over the whole order,
-    /// the object IDs in the same positions (read in sequence rather than from each view).
-    ///
-    /// One instance per fetch, shared by its results and kept by the faults made from them until they fire (so an
-    /// unfired fault keeps the records of that order alive). Only `record`, an immutable value, is read from a view
-    /// then, never its store, which may be gone.
-    final class OrderRows: @unchecked Sendable {  // immutable
-        let views: [RecordView]
-        private let objectIDs: [ManagedObjectID]?
-
-        init(views: [RecordView], objectIDs: [ManagedObjectID]?) {
-            self.views = views
-            self.objectIDs = objectIDs
-        }
-
-        /// The ID of the object at a position.
-        func objectID(at index: Int) -> ManagedObjectID {
-            if let objectIDs { return objectIDs[index] }
-            return views[index].record.objectID
-        }
-
-        /// The record at a position.
-        func record(at index: Int) -> StoreRecord { views[index].record }
-    }
-
-    /// Walks a sorted order, skipping records the predicate rejects, until `limit` matched (0: no limit).
-    struct Cursor {
-        let order: SortedOrder
-        /// The order's records as results hand them out.
-        let rows: OrderRows
-        private var scan: PredicateScan
-        let limit: Int
-        let includesValues: Bool
-        private var position = 0
-        private var matched = 0
-
-        init(order: SortedOrder, rows: OrderRows, scan: PredicateScan, limit: Int, includesValues: Bool) {
-            self.order = order
-            self.rows = rows
-            self.scan = scan
-            self.limit = limit
-            self.includesValues = includesValues
-        }
-
-        /// The position in the order of the next match, or `nil` when the walk is over.
-        private mutating func advance() throws -> Int? {
-            guard limit == 0 || matched < limit,
-                let index = try scan.nextMatch(in: order.views, after: &position)
-            else { return nil }
-            matched += 1
-            return index
-        }
-
-        /// The result at a position, with its raw sort values.
-        private func result(at index: Int) throws -> StoreFetchResult {
-            let view = order.views[index]
-            return StoreFetchResult(
-                objectID: view.record.objectID,
-                sortValues: try order.keys.map { try AtomicStore.sendable(AtomicStore.sortValue(of: view, $0)) },
-                record: includesValues ? view.record : nil)
-        }
-
-        /// Moves past the next match; false when there is none.
-        mutating func skip() throws -> Bool { try advance() != nil }
-
-        /// The next result in order.
-        mutating func next() throws -> StoreFetchResult? {
-            guard let index = try advance() else { return nil }
-            return try result(at: index)
-        }
-
-        /// The next match's position with its prepared sort values, for merging the results of several stores.
-        mutating func nextPrepared() throws -> (Int, ArraySlice<SortValue>)? {
-            guard let index = try advance() else { return nil }
-            let width = order.keys.count
-            return (index, order.prepared[(index * width)..<(index * width + width)])
-        }
-
-        /// The next match's position in the order (and in ``rows``).
-        mutating func nextPosition() throws -> Int? { try advance() }
     }
 }
 

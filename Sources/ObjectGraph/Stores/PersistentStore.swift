@@ -57,6 +57,15 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// The type the store class registers as; subclasses override it.
     open class var storeType: PersistentStoreType { .inMemory }
 
+    /// Whether a file that starts with these bytes looks like one of this store class's files.
+    ///
+    /// Sniffing only, by content and never by file name: a `true` answer does not mean the file is valid, and
+    /// nothing is read but `prefix`. Each store type with files overrides it (the binary store's magic, the SQLite
+    /// header, the XML store's `<database>` root, a schedule format's shape); the default, for stores without a file
+    /// format, is `false`.
+    /// - Parameter prefix: the file's first bytes; pass at least the first 4 KiB.
+    open class func canOpen(prefix: Data) -> Bool { false }
+
     /// Reads the store's metadata (its UUID and the model hashes); a new store makes fresh metadata.
     ///
     /// The default makes fresh metadata with a new UUID.
@@ -87,7 +96,7 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     open class var allowsConcurrentReads: Bool { false }
 
     /// Serializes reads for stores that do not allow concurrent ones.
-    private let readLock = NSRecursiveLock()
+    private let readLock = Lock(recursive: true)
 
     /// Runs one of the store's reads: at once, or, when the store does not allow concurrent reads, after the
     /// reads under way on other threads.
@@ -101,7 +110,7 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// Runs one of the store's reads if that needs no waiting for another thread's read; otherwise nil.
     func serializingReadsIfFree<T>(_ body: () throws -> T) rethrows -> T? {
         if Self.allowsConcurrentReads { return try body() }
-        guard readLock.try() else { return nil }
+        guard readLock.tryLock() else { return nil }
         defer { readLock.unlock() }
         return try body()
     }

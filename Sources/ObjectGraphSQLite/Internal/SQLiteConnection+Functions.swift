@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ObjectGraph
 
 /// Flags of the SQL functions this module registers, the raw values of Core Data's comparison options
 /// (`NSComparisonPredicate.Options`): 1 case-insensitive, 2 diacritic-insensitive.
@@ -49,16 +50,6 @@ private final class RegularExpressionCache {
 
     private var expressions: [Key: NSRegularExpression] = [:]
 
-    /// True when the pattern ends inside a `\Q…` quote that has no closing `\E`.
-    static func hasOpenQuote(_ pattern: String) -> Bool {
-        var quoting = false
-        var iterator = pattern.unicodeScalars.makeIterator()
-        while let scalar = iterator.next() {
-            guard scalar == "\\", let next = iterator.next() else { continue }
-            if next == "Q" { quoting = true } else if next == "E" { quoting = false }
-        }
-        return quoting
-    }
     private let capacity = 128
 
     func expression(for pattern: String, options: SQLiteFoldingOptions) throws -> NSRegularExpression {
@@ -66,10 +57,10 @@ private final class RegularExpressionCache {
         if let expression = expressions[key] {
             return expression
         }
-        // The same anchoring as the framework's in-memory MATCHES: the whole string, with alternatives kept inside
-        // the group; `[d]` folds the text, never the pattern.
+        // The framework's in-memory MATCHES anchoring, shared: the whole string, with alternatives kept inside the
+        // group; `[d]` folds the text, never the pattern.
         let expression = try NSRegularExpression(
-            pattern: "(?:" + pattern + (Self.hasOpenQuote(pattern) ? "\\E" : "") + ")\\z",
+            pattern: RegexCache.wholeStringPattern(pattern),
             options: options.contains(.caseInsensitive) ? [.caseInsensitive] : []
         )
         if expressions.count >= capacity {

@@ -1,4 +1,5 @@
 import CSQLite
+import ObjectGraph
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -125,7 +126,17 @@ final class SQLiteConnection {
             try execute("PRAGMA synchronous = \(configuration.synchronous.rawValue)")
         }
         try registerFunctions()
+        // A statement outside a transaction (a read) stops with SQLITE_INTERRUPT once its work is cancelled; one
+        // inside a save's transaction runs on, so a save is never cut in half.
+        let interruptsCancelledWork: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { db in
+            StoreCancellation.isCurrentWorkCancelled && sqlite3_get_autocommit(OpaquePointer(db)) != 0 ? 1 : 0
+        }
+        let db = UnsafeMutableRawPointer(handle)
+        sqlite3_progress_handler(handle, Self.progressInterval, interruptsCancelledWork, db)
     }
+
+    /// How many virtual-machine instructions SQLite runs between checks for cancellation (a few microseconds).
+    static let progressInterval: Int32 = 4096
 
     /// Finalizes cached statements and closes the connection. Later calls fail with `SQLITE_MISUSE`.
     /// Statements still held elsewhere keep the connection alive until they are released (`sqlite3_close_v2`).

@@ -62,7 +62,9 @@ extension SQLiteStore {
         let compiled = try request.predicate?.compiled()
         var views: [SQLiteRecordView] = []
         views.reserveCapacity(rows.count)
-        for (id, record) in rows {
+        for (index, (id, record)) in rows.enumerated() {
+            // A deadline stops a long evaluation as SQLite's progress handler stops a long statement.
+            if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
             guard let entity = model.entitiesByName[id.entityName] else { continue }
             let view = SQLiteRecordView(record: record, entity: entity, cache: cache)
             if let compiled, try !compiled.evaluate(with: view) { continue }

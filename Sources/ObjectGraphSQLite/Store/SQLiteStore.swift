@@ -28,6 +28,11 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     /// `.sqlite`.
     public override class var storeType: PersistentStoreType { .sqlite }
 
+    /// Whether data starts with the 16 bytes of every SQLite 3 database file ("SQLite format 3" and a NUL).
+    public override class func canOpen(prefix: Data) -> Bool {
+        SQLiteConnection.isSQLiteFile(header: prefix)
+    }
+
     /// Registers the class as the `.sqlite` store type; calling it again does nothing more.
     public static func register() {
         PersistentStoreCoordinator.registerStoreClass(SQLiteStore.self, forStoreType: .sqlite)

@@ -21,11 +21,13 @@ enum StoreErrorFactory {
                           cause: error)
     }
 
-    /// Runs `body`, converting SQLite errors to store errors.
+    /// Runs `body`, converting SQLite errors to store errors; a statement interrupted because its work was
+    /// cancelled (see `StoreCancellation`) throws `CancellationError`.
     static func converting<T>(url: URL?, doing what: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SQLiteError {
+            if error.resultCode == SQLITE_INTERRUPT { throw CancellationError() }
             throw storeError(error, url: url, doing: what)
         }
     }

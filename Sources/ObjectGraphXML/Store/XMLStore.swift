@@ -38,8 +38,8 @@ public final class XMLStore: AtomicStore, @unchecked Sendable {  // see Persiste
     /// byte-order mark, declaration, comments and DOCTYPE) whose root element is `database`.
     ///
     /// Sniffing only: a `true` answer does not mean the file is valid. Pass at least the first 1 KiB.
-    public static func isXMLStore(prefix: Data) -> Bool {
-        XMLStoreSniffer.rootElementName(in: prefix) == XMLStoreReader.rootElementName
+    public override class func canOpen(prefix: Data) -> Bool {
+        XMLRootSniffer.rootElementName(in: prefix) == XMLStoreReader.rootElementName
     }
 
     /// Reads `<databaseInfo>`: the UUID, `nextObjectID` and the metadata property list (with the model version

@@ -56,22 +56,22 @@ public struct FrabJSONReader: Sendable {
         }
         let outline = data.withUnsafeBytes { FrabJSONOutline(bytes: $0.bindMemory(to: UInt8.self)) }
         var builder = FrabScheduleBuilder(source: source, configuration: configuration, format: .frabJSON)
-        builder.version = JSONValue.string(schedule["version"])
-        builder.acronym = JSONValue.string(conference["acronym"])
-        builder.title = JSONValue.string(conference["title"])
-        builder.subtitle = JSONValue.string(conference["subtitle"])
-        builder.conferenceURL = JSONValue.string(conference["url"])
-        builder.baseURL = JSONValue.string(conference["base_url"]) ?? JSONValue.string(schedule["base_url"])
-        builder.conferenceStart = JSONValue.string(conference["start"])
-        builder.conferenceEnd = JSONValue.string(conference["end"])
-        builder.timeZoneName = JSONValue.string(conference["time_zone_name"])
-        builder.dayChange = JSONValue.string(conference["day_change"])
+        builder.version = LenientJSON.string(schedule["version"])
+        builder.acronym = LenientJSON.string(conference["acronym"])
+        builder.title = LenientJSON.string(conference["title"])
+        builder.subtitle = LenientJSON.string(conference["subtitle"])
+        builder.conferenceURL = LenientJSON.string(conference["url"])
+        builder.baseURL = LenientJSON.string(conference["base_url"]) ?? LenientJSON.string(schedule["base_url"])
+        builder.conferenceStart = LenientJSON.string(conference["start"])
+        builder.conferenceEnd = LenientJSON.string(conference["end"])
+        builder.timeZoneName = LenientJSON.string(conference["time_zone_name"])
+        builder.dayChange = LenientJSON.string(conference["day_change"])
         for case let room as [String: Any] in conference["rooms"] as? [Any] ?? [] {
-            builder.declareRoom(JSONValue.string(room["name"]), guid: JSONValue.string(room["guid"]))
+            builder.declareRoom(LenientJSON.string(room["name"]), guid: LenientJSON.string(room["guid"]))
         }
         for case let track as [String: Any] in conference["tracks"] as? [Any] ?? [] {
-            guard let name = FieldText.optional(JSONValue.string(track["name"])) else { continue }
-            builder.declaredTracks.append((name, FieldText.optional(JSONValue.string(track["color"]))))
+            guard let name = FieldText.optional(LenientJSON.string(track["name"])) else { continue }
+            builder.declaredTracks.append((name, FieldText.optional(LenientJSON.string(track["color"]))))
         }
         let days = conference["days"] as? [Any] ?? []
         for (position, dayValue) in days.enumerated() {
@@ -82,8 +82,8 @@ public struct FrabJSONReader: Sendable {
             }
             builder.days.append(
                 FrabRawDay(
-                    index: JSONValue.int(day["index"]), date: JSONValue.string(day["date"]),
-                    start: JSONValue.string(day["day_start"]), end: JSONValue.string(day["day_end"])))
+                    index: LenientJSON.int(day["index"]), date: LenientJSON.string(day["date"]),
+                    start: LenientJSON.string(day["day_start"]), end: LenientJSON.string(day["day_end"])))
             let rooms = day["rooms"] as? [String: Any] ?? [:]
             // The file's order of the room keys; any key the scan missed follows in name order.
             var roomNames = (outline.roomKeys[position] ?? []).filter { rooms[$0] != nil }
@@ -102,48 +102,49 @@ public struct FrabJSONReader: Sendable {
 
     private static func event(_ event: [String: Any], room: String, dayPosition: Int, line: Int?) -> FrabRawEvent {
         var raw = FrabRawEvent(line: line, dayPosition: dayPosition)
-        raw.guid = JSONValue.string(event["guid"])
-        raw.id = JSONValue.string(event["id"])
-        raw.code = JSONValue.string(event["code"])
-        raw.slug = JSONValue.string(event["slug"])
-        raw.title = JSONValue.string(event["title"])
-        raw.subtitle = JSONValue.string(event["subtitle"])
-        raw.abstract = JSONValue.string(event["abstract"])
-        raw.details = JSONValue.string(event["description"])
-        raw.date = JSONValue.string(event["date"])
-        raw.start = JSONValue.string(event["start"])
-        raw.duration = JSONValue.string(event["duration"])
-        raw.room = JSONValue.string(event["room"]) ?? room
-        raw.track = JSONValue.string(event["track"])
-        raw.type = JSONValue.string(event["type"])
-        raw.language = JSONValue.string(event["language"])
-        raw.url = JSONValue.string(event["url"])
-        raw.status = JSONValue.string(event["status"]) ?? JSONValue.string(event["state"])
-        raw.feedbackURL = JSONValue.string(event["feedback_url"])
+        raw.guid = LenientJSON.string(event["guid"])
+        raw.id = LenientJSON.string(event["id"])
+        raw.code = LenientJSON.string(event["code"])
+        raw.slug = LenientJSON.string(event["slug"])
+        raw.title = LenientJSON.string(event["title"])
+        raw.subtitle = LenientJSON.string(event["subtitle"])
+        raw.abstract = LenientJSON.string(event["abstract"])
+        raw.details = LenientJSON.string(event["description"])
+        raw.date = LenientJSON.string(event["date"])
+        raw.start = LenientJSON.string(event["start"])
+        raw.duration = LenientJSON.string(event["duration"])
+        raw.room = LenientJSON.string(event["room"]) ?? room
+        raw.track = LenientJSON.string(event["track"])
+        raw.type = LenientJSON.string(event["type"])
+        raw.language = LenientJSON.string(event["language"])
+        raw.url = LenientJSON.string(event["url"])
+        raw.status = LenientJSON.string(event["status"]) ?? LenientJSON.string(event["state"])
+        raw.feedbackURL = LenientJSON.string(event["feedback_url"])
         raw.doNotRecord =
-            JSONValue.flag(event["do_not_record"])
-            || JSONValue.flag((event["recording"] as? [String: Any])?["optout"])
+            LenientJSON.flag(event["do_not_record"])
+            || LenientJSON.flag((event["recording"] as? [String: Any])?["optout"])
         for key in ["links", "attachments"] {
             for value in event[key] as? [Any] ?? [] {
-                if let url = FieldText.optional(JSONValue.string(value)) {
+                if let url = FieldText.optional(LenientJSON.string(value)) {
                     raw.links.append(LinkInfo(title: url, url: url))
                 } else if let link = value as? [String: Any],
-                    let url = FieldText.optional(JSONValue.string(link["url"]) ?? JSONValue.string(link["href"]))
+                    let url = FieldText.optional(LenientJSON.string(link["url"]) ?? LenientJSON.string(link["href"]))
                 {
                     raw.links.append(
-                        LinkInfo(title: FieldText.optional(JSONValue.string(link["title"])) ?? url, url: url))
+                        LinkInfo(title: FieldText.optional(LenientJSON.string(link["title"])) ?? url, url: url))
                 }
             }
         }
         for case let person as [String: Any] in event["persons"] as? [Any] ?? [] {
             guard
                 let name = FieldText.optional(
-                    JSONValue.string(person["public_name"]) ?? JSONValue.string(person["name"]))
+                    LenientJSON.string(person["public_name"]) ?? LenientJSON.string(person["name"]))
             else { continue }
             let guid =
-                FieldText.guid(JSONValue.string(person["guid"])) ?? FieldText.optional(JSONValue.string(person["code"]))
+                FieldText.guid(LenientJSON.string(person["guid"]))
+                ?? FieldText.optional(LenientJSON.string(person["code"]))
             raw.persons.append(
-                PersonInfo(name: name, guid: guid, id: FieldText.optional(JSONValue.string(person["id"]))))
+                PersonInfo(name: name, guid: guid, id: FieldText.optional(LenientJSON.string(person["id"]))))
         }
         return raw
     }

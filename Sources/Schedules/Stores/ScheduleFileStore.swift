@@ -21,22 +21,36 @@ extension PersistentStoreOptionKey {
 ///
 /// The store's UUID is derived from the file's path, so URIs of its objects stay the same when the file is replaced
 /// by a newer release. Saving is refused: add these stores with the `.readOnly` option.
-open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see PersistentStore
+open class ScheduleFileStore: AtomicStore, ScheduleDocumentProviding, @unchecked Sendable {  // see PersistentStore
     /// The document read from the file (kept for computing what changed between releases).
     public private(set) var document: ScheduleDocument?
 
-    /// The reader settings used for every file.
-    public nonisolated(unsafe) static var configuration = ScheduleReaderConfiguration.default
+    /// The reader settings used for every file added without ``PersistentStoreOptionKey/scheduleReaderConfiguration``.
+    /// Safe to read and set from any thread; a store reads it when it loads its file.
+    public static var configuration: ScheduleReaderConfiguration {
+        get { sharedConfiguration.withLock { $0 } }
+        set { sharedConfiguration.withLock { $0 = newValue } }
+    }
+    private static let sharedConfiguration = LockedValue(ScheduleReaderConfiguration.default)
+
+    /// The store classes of the three foreign schedule formats, one per format.
+    static let storeClasses: [ScheduleFileStore.Type] = [FrabXMLStore.self, FrabJSONStore.self, ICalendarStore.self]
 
     /// Registers the three foreign schedule types with the coordinator (idempotent).
     public static func registerTypes() {
-        PersistentStoreCoordinator.registerStoreClass(FrabXMLStore.self, forStoreType: .frabXML)
-        PersistentStoreCoordinator.registerStoreClass(FrabJSONStore.self, forStoreType: .frabJSON)
-        PersistentStoreCoordinator.registerStoreClass(ICalendarStore.self, forStoreType: .iCalendar)
+        for storeClass in storeClasses {
+            PersistentStoreCoordinator.registerStoreClass(storeClass, forStoreType: storeClass.storeType)
+        }
     }
 
     /// The format this store class reads.
     open class var format: ScheduleFormat { .frabXML }
+
+    /// Whether the bytes start like a file of the class's ``format`` (see ``ScheduleFormat/sniff(_:)`` for what
+    /// each format looks like).
+    public override class func canOpen(prefix: Data) -> Bool {
+        format.isStart(of: prefix)
+    }
 
     public override func loadMetadata() throws {
         guard let url else {
@@ -49,7 +63,7 @@ open class ScheduleFileStore: AtomicStore, @unchecked Sendable {  // see Persist
             throw StoreError(code: .io, message: "Could not read \(url.path).", context: ErrorContext(storeURL: url),
                              cause: error)
         }
-        guard ScheduleFormat.sniff(data) == Self.format else {
+        guard Self.canOpen(prefix: data) else {
             throw StoreError(code: .foreignFile, message: "\(url.lastPathComponent) is not a \(Self.format) file.",
                              context: ErrorContext(storeURL: url))
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Time zone abbreviations (`CET`, `CEST`, `EST`, `JST`) from the system's tz database.
 ///
@@ -21,7 +20,18 @@ enum ZoneAbbreviations {
         var footerDaylight: (name: String, offset: Int)?
     }
 
-    private static let cache = Mutex<[String: ZoneInfo?]>([:])
+    /// Zones read so far. The client links only AlmanacWire, not ObjectGraph's `LockedValue`, so the lock is
+    /// Foundation's: a pthread mutex on Linux, which ThreadSanitizer sees (Synchronization's `Mutex` it does not).
+    private static let cache = Cache()
+
+    private final class Cache: @unchecked Sendable {  // `zones` is only reached under `lock`
+        private let lock = NSLock()
+        private var zones: [String: ZoneInfo?] = [:]
+
+        func withLock<T>(_ body: (inout [String: ZoneInfo?]) -> T) -> T {
+            lock.withLock { body(&zones) }
+        }
+    }
 
     /// The abbreviation for `zone` at `date`, or nil when the database has none.
     static func abbreviation(of zone: TimeZone, at date: Date) -> String? {

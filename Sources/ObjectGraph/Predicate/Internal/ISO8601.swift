@@ -1,3 +1,4 @@
+import CivilDates
 import Foundation
 
 /// A small, allocation-light ISO 8601 reader and writer (UTC and numeric offsets).
@@ -25,7 +26,7 @@ enum ISO8601 {
         guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2),
             (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var seconds = Double(daysFromCivil(year, month, day)) * 86_400
+        var seconds = Double(CivilDays.days(year: year, month: month, day: day)) * 86_400
         if take("T") || take(" ") {
             guard let hour = digits(2), take(":"), let minute = digits(2), hour < 24, minute < 60 else { return nil }
             seconds += Double(hour * 3600 + minute * 60)
@@ -69,7 +70,7 @@ enum ISO8601 {
             secondsOfDay += 86_400
             days -= 1
         }
-        let (y, m, d) = civilFromDays(days)
+        let (y, m, d) = CivilDays.date(days: days)
         func pad(_ v: Int, _ width: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
@@ -80,28 +81,5 @@ enum ISO8601 {
         let millis = Int((fraction * 1000).rounded())
         if millis > 0, millis < 1000 { text += "." + pad(millis, 3) }
         return text + "Z"
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
-import Synchronization
 
 /// Compiles `MATCHES` patterns once and shares them; patterns are anchored to match the whole string.
-enum RegexCache {
+///
+/// The anchoring rule (``wholeStringPattern(_:)``) is shared with `package` access: the SQLite store's `regexp()`
+/// anchors the same way, so `MATCHES` selects the same objects in memory and in SQL.
+package enum RegexCache {
     private struct Key: Hashable {
         let pattern: String
         let caseInsensitive: Bool
@@ -16,7 +18,7 @@ enum RegexCache {
         case refused
     }
 
-    private static let cache = Mutex<[Key: Entry]>([:])
+    private static let cache = LockedValue<[Key: Entry]>([:])
     private static let capacity = 512
 
     /// The compiled whole-string regular expression for `pattern`.
@@ -30,7 +32,7 @@ enum RegexCache {
         case nil: break
         }
         let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
-        let anchored = "(?:" + pattern + (hasOpenQuote(pattern) ? "\\E" : "") + ")\\z"
+        let anchored = wholeStringPattern(pattern)
         let entry: Entry
         if (try? NSRegularExpression(pattern: pattern, options: options)) != nil,
             let regex = try? NSRegularExpression(pattern: anchored, options: options)
@@ -51,6 +53,12 @@ enum RegexCache {
     static func wholeMatch(_ regex: NSRegularExpression, _ string: String) -> Bool {
         let range = NSRange(location: 0, length: string.utf16.count)
         return regex.firstMatch(in: string, options: [.anchored], range: range) != nil
+    }
+
+    /// `pattern` anchored to match a whole string, like `NSPredicate`'s MATCHES: alternatives stay inside the
+    /// group, and a `\Q…` quote left open is closed first (it would otherwise quote the anchor too).
+    package static func wholeStringPattern(_ pattern: String) -> String {
+        "(?:" + pattern + (hasOpenQuote(pattern) ? "\\E" : "") + ")\\z"
     }
 
     /// True when the pattern ends inside a `\Q…` quote that has no closing `\E`.

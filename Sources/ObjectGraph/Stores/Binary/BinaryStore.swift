@@ -23,7 +23,7 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // see Persi
     private var header: BinaryStoreFormat.Header?
 
     /// Whether data starts with the binary store's magic bytes.
-    public static func isBinaryStore(_ prefix: Data) -> Bool {
+    public override class func canOpen(prefix: Data) -> Bool {
         prefix.starts(with: BinaryStoreFormat.magic)
     }
 

@@ -1,3 +1,5 @@
+import CivilDates
+
 /// A proleptic Gregorian calendar day with no time zone.
 struct LocalDate: Hashable, Comparable, Sendable {
     var year: Int
@@ -16,38 +18,15 @@ struct LocalDate: Hashable, Comparable, Sendable {
             && (-9999...99999).contains(year)
     }
 
-    static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+    static func daysIn(month: Int, year: Int) -> Int { CivilDays.daysIn(month: month, year: year) }
 
-    static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
+    /// Days since 1970-01-01.
+    var daysSinceEpoch: Int { CivilDays.days(year: year, month: month, day: day) }
 
-    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-    var daysSinceEpoch: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The day `days` after 1970-01-01 (civil_from_days).
+    /// The day `days` after 1970-01-01.
     init(daysSinceEpoch days: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        self.init(year: yoe + era * 400 + (m <= 2 ? 1 : 0), month: m, day: d)
+        let (year, month, day) = CivilDays.date(days: days)
+        self.init(year: year, month: month, day: day)
     }
 
     /// ISO weekday: 1 = Monday … 7 = Sunday.

@@ -1,7 +1,13 @@
 import Foundation
 
-/// Lenient conversions of `JSONSerialization` values.
-enum JSONValue {
+/// Lenient conversions of the values `JSONSerialization` hands the frab JSON reader: numbers written as strings and
+/// strings written as numbers are both taken.
+///
+/// Not the wire's `JSONValue` (AlmanacWire), and named apart from it on purpose: the two JSON stacks stay separate.
+/// Schedules reads files published by others through Foundation's parser and bends to their habits, while the wire
+/// module parses the daemon's own protocol strictly (exact 64-bit integers, ordered keys) and must stay free of the
+/// framework; sharing one would make the reader depend on the wire module, or the wire on the readers' leniency.
+enum LenientJSON {
     static func string(_ value: Any?) -> String? {
         switch value {
         case let text as String: return text

@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A readers-writer lock for the coordinator's requests: any number of readers at once, or one writer.
 ///
@@ -8,9 +14,14 @@ import Foundation
 /// - Writers go first: once a writer waits, new readers wait behind it (a reader already inside may still enter
 ///   again), so a steady stream of fetches cannot keep a save or a store replacement waiting for ever.
 ///
-/// The gate is held only by synchronous code, so a thread identifies its holder.
-final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `condition`
-    private let condition = NSCondition()
+/// The gate is held only by synchronous code, so a thread identifies its holder. It waits on a pthread mutex and
+/// condition (``Lock``, ``Condition``), which ThreadSanitizer understands; a thread that waits here blocks, so
+/// asynchronous code enters it from threads of its own (the daemon's store threads), not from Swift's cooperative
+/// pool.
+final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `lock`
+    private let lock = Lock()
+    /// Signalled when the last reader leaves or the writer leaves.
+    private let changed = Condition()
     /// Threads reading, with how many times each entered.
     private var readers: [pthread_t: Int] = [:]
     private var writer: pthread_t?
@@ -37,13 +48,13 @@ final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `co
     /// Enters as a reader, waiting for writers when `waiting`, else giving up (nil) where it would wait. Returns
     /// whether this thread is the writer (which reads without counting as a reader).
     private func enterReading(_ me: pthread_t, waiting: Bool) -> Bool? {
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if writer == me { return true }
         if readers[me] == nil {
             while writer != nil || waitingWriters > 0 {
                 guard waiting else { return nil }
-                condition.wait()
+                changed.wait(releasing: lock)
             }
         }
         readers[me, default: 0] += 1
@@ -52,12 +63,12 @@ final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `co
 
     private func leaveReading(_ me: pthread_t, isWriter: Bool) {
         guard !isWriter else { return }
-        condition.lock()
-        defer { condition.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let depth = readers[me]! - 1
         if depth == 0 {
             readers[me] = nil
-            if readers.isEmpty { condition.broadcast() }
+            if readers.isEmpty { changed.broadcast() }
         } else {
             readers[me] = depth
         }
@@ -66,27 +77,29 @@ final class ReadWriteGate: @unchecked Sendable {  // all state is guarded by `co
     /// Runs `body` as the only writer: no reader and no other writer runs meanwhile.
     func write<T>(_ body: () throws -> T) rethrows -> T {
         let me = pthread_self()
-        condition.lock()
+        lock.lock()
         if writer == me {
             writerDepth += 1
         } else {
-            precondition(readers[me] == nil, "A coordinator request that changes stores (a save, or adding, removing "
-                + "or replacing a store) was started inside performReading; start it outside.")
+            precondition(
+                readers[me] == nil,
+                "A coordinator request that changes stores (a save, or adding, removing "
+                    + "or replacing a store) was started inside performReading; start it outside.")
             waitingWriters += 1
-            while writer != nil || !readers.isEmpty { condition.wait() }
+            while writer != nil || !readers.isEmpty { changed.wait(releasing: lock) }
             waitingWriters -= 1
             writer = me
             writerDepth = 1
         }
-        condition.unlock()
+        lock.unlock()
         defer {
-            condition.lock()
+            lock.lock()
             writerDepth -= 1
             if writerDepth == 0 {
                 writer = nil
-                condition.broadcast()
+                changed.broadcast()
             }
-            condition.unlock()
+            lock.unlock()
         }
         return try body()
     }

@@ -1,10 +1,15 @@
 import Foundation
 
 /// Finds the root element's name in the first bytes of an XML document without parsing it: skips a UTF-8
-/// byte-order mark, white space, the XML declaration, processing instructions, comments and a DOCTYPE.
-enum XMLStoreSniffer {
+/// byte-order mark, white space, the XML declaration, processing instructions, comments and a DOCTYPE (with an
+/// internal subset and quoted strings).
+///
+/// The one check behind every "is this XML file one of ours" question: the XML store's `<database>` and frab's
+/// `<schedule>` (their store classes' `canOpen(prefix:)`).
+package enum XMLRootSniffer {
     /// The root element's name, or `nil` when the bytes do not start like an XML document or end too early.
-    static func rootElementName(in prefix: Data) -> String? {
+    /// Looks at no more than the first 64 KiB.
+    package static func rootElementName(in prefix: Data) -> String? {
         let bytes = [UInt8](prefix.prefix(64 * 1024))
         var index = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
