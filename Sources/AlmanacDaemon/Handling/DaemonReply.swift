@@ -34,6 +34,11 @@ public enum DaemonReply: WireReplyBody, Hashable {
         }
     }
 
+    public var encodedByteCountEstimate: Int {
+        if case .fetch(let body) = self { return body.encodedByteCountEstimate }
+        return 256
+    }
+
     /// The body's fields as a client reads them: the reply line encoded as on the wire, then decoded.
     public var json: JSONObject {
         var line: [UInt8] = []

@@ -89,7 +89,9 @@ extension WireServer {
         let written: Bool
         switch answer {
         case .success(let reply):
-            written = await session.write { WireResponse.encodeLine(id: request.id, body: reply, into: &$0) }
+            written = await session.write(capacity: reply.encodedByteCountEstimate) {
+                WireResponse.encodeLine(id: request.id, body: reply, into: &$0)
+            }
         case .failure(let error):
             written = await session.write { WireResponse.encodeLine(id: request.id, error: error, into: &$0) }
             if error.code == .internal {
@@ -259,8 +261,8 @@ struct ConnectionSession {
 
     /// Writes one line, encoded by `encode` straight into the outgoing buffer, and waits until it is handed to the
     /// socket; false when the connection is gone.
-    func write(_ encode: (inout ByteBuffer) -> Void) async -> Bool {
-        var line = channel.allocator.buffer(capacity: 256)
+    func write(capacity: Int = 256, _ encode: (inout ByteBuffer) -> Void) async -> Bool {
+        var line = channel.allocator.buffer(capacity: capacity)
         encode(&line)
         do {
             try await channel.writeAndFlush(line)

@@ -6,6 +6,13 @@
 public protocol WireReplyBody: Sendable {
     /// Writes the body's members, each as `,"key":value` (they follow `{"id":…,"ok":true`).
     func encodeMembers<Output: JSONOutput>(into output: inout Output)
+
+    /// About how many bytes the whole reply line takes, to size the output buffer once (default: 256).
+    var encodedByteCountEstimate: Int { get }
+}
+
+extension WireReplyBody {
+    public var encodedByteCountEstimate: Int { 256 }
 }
 
 extension WireReplyBody where Self: WireMessageBody {

@@ -31,10 +31,28 @@ final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, Remo
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
+        var buffer = unwrapInboundIn(data)
         // Every byte passes here, so idle time is counted here for the task too.
         state.withLock { $0.bytesReceived(at: .now) }
-        for action in framer.append(buffer.readableBytesView) { deliver(action, context: context) }
+        // Whole lines are decoded where they lie in the buffer, without the framer's copy; a line's start left from
+        // an earlier read, a long line and the rest of the buffer go through the framer.
+        while !framer.hasPartialLine, let newline = buffer.readableBytesView.firstIndex(of: 0x0A),
+            newline - buffer.readerIndex <= framer.maxLineLength
+        {
+            var line = buffer.readableBytesView[buffer.readerIndex..<newline]
+            buffer.moveReaderIndex(to: newline + 1)
+            if line.last == 0x0D { line = line.dropLast() }
+            // Lines of only spaces and tabs are skipped, as the framer skips them.
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
+            deliver(InboundRequest(line: line), context: context)
+        }
+        guard buffer.readableBytes > 0 else { return }
+        for action in framer.append(buffer.readableBytesView) {
+            switch action {
+            case .tooLarge: deliver(.tooLarge, context: context)
+            case .line(let line): deliver(InboundRequest(line: line), context: context)
+            }
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -54,7 +72,12 @@ final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, Remo
     }
 
     private func finish(context: ChannelHandlerContext) {
-        for action in framer.finish() { deliver(action, context: context) }
+        for action in framer.finish() {
+            switch action {
+            case .tooLarge: deliver(.tooLarge, context: context)
+            case .line(let line): deliver(InboundRequest(line: line), context: context)
+            }
+        }
         flushIfNeeded(context: context)
     }
 
@@ -64,13 +87,8 @@ final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, Remo
         context.flush()
     }
 
-    private func deliver(_ action: LineFramer.Action, context: ChannelHandlerContext) {
+    private func deliver(_ inbound: InboundRequest, context: ChannelHandlerContext) {
         guard !isClosing else { return }
-        let inbound: InboundRequest
-        switch action {
-        case .tooLarge: inbound = .tooLarge
-        case .line(let line): inbound = InboundRequest(line: line)
-        }
         if case .request(let request) = inbound, answerAtOnce(request, context: context) { return }
         handedOn += 1
         context.fireChannelRead(wrapInboundOut(inbound))
@@ -82,7 +100,7 @@ final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, Remo
             let reply = handler.immediateAnswer(to: request), state.withLock({ $0.immediateRequestStarted() })
         else { return false }
         let started = ContinuousClock.now
-        var out = context.channel.allocator.buffer(capacity: 256)
+        var out = context.channel.allocator.buffer(capacity: reply.encodedByteCountEstimate)
         WireResponse.encodeLine(id: request.id, body: reply, into: &out)
         let next = state.withLock { $0.requestFinished(at: .now) }
         handler.requestCompleted(
@@ -111,7 +129,7 @@ enum InboundRequest: Sendable {
     case tooLarge
 
     /// Decodes one line (without its newline).
-    init(line: [UInt8]) {
+    init(line: some Collection<UInt8>) {
         let value: JSONValue
         do {
             value = try JSONValue(parsing: line)

@@ -197,6 +197,11 @@ extension WireResponse {
 
         public var json: JSONObject { ["objects": .array(objects.map { .object($0.json) }), "total": .int(total)] }
 
+        /// The kept encodings' sizes, and a guess for the other objects.
+        public var encodedByteCountEstimate: Int {
+            objects.reduce(64) { $0 + ($1.keptEncoding?.count ?? 256) + 1 }
+        }
+
         /// Writes the objects (copying the kept encodings of cached ones) and the total.
         @inlinable
         public func encodeMembers<Output: JSONOutput>(into output: inout Output) {
