@@ -48,7 +48,7 @@ public final class QueryEngine: Sendable {
 
     /// Executes a request and returns the response's fields.
     ///
-    /// - Throws: a ``WireError`` with the protocol's error code.
+    /// - Throws: a `WireError` with the protocol's error code.
     public func execute(_ request: WireRequest) throws(WireError) -> JSONObject {
         let command = try WireCommand(request)
         // `ping` touches no store: it never waits for the coordinator behind a long request.

@@ -9,7 +9,7 @@ public protocol RequestHandler: Sendable {
     /// Answers one request.
     ///
     /// - Returns: The response's fields (the server adds `id` and `ok`), e.g. `["objects": …, "total": 3]`.
-    /// - Throws: A ``AlmanacWire/WireError``, sent to the client as it is. Any other error is logged and answered
+    /// - Throws: A `AlmanacWire/WireError`, sent to the client as it is. Any other error is logged and answered
     ///   with `internal`. The handler is cancelled when the request passes its deadline (`timeout`) or the server
     ///   stops; it should check for cancellation in long work.
     func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> JSONObject
