@@ -18,9 +18,11 @@ enum FrabSample {
         var duration = "00:30"
     }
 
-    static func xml(acronym: String?, title: String? = "Test Conference", version: String? = nil,
-                    zone: String? = nil, day: String = "2021-02-06", dayWindow: (String, String)? = nil,
-                    events: [Event]) -> String {
+    static func xml(
+        acronym: String?, title: String? = "Test Conference", version: String? = nil,
+        zone: String? = nil, day: String = "2021-02-06", dayWindow: (String, String)? = nil,
+        events: [Event]
+    ) -> String {
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<schedule>\n"
         if let version { text += "  <version>\(version)</version>\n" }
         text += "  <conference>\n"
@@ -44,16 +46,20 @@ enum FrabSample {
 
 @Suite("Schedules that tell the truth: the daemon")
 struct ScheduleTruthTests {
-    static let releaseOne = FrabSample.xml(acronym: "tc", version: "1.9", zone: "Europe/Berlin", events: [
-        .init(guid: "a", start: "10:00", title: "Opening"),
-        .init(guid: "b", start: "11:00", title: "Removed later"),
-        .init(guid: "c", start: "12:00", title: "Closing"),
-    ])
-    static let releaseTwo = FrabSample.xml(acronym: "tc", version: "1.10", zone: "Europe/Berlin", events: [
-        .init(guid: "a", start: "10:00", title: "Opening"),
-        .init(guid: "c", start: "12:00", title: "Closing"),
-        .init(guid: "d", start: "13:00", title: "Added later"),
-    ])
+    static let releaseOne = FrabSample.xml(
+        acronym: "tc", version: "1.9", zone: "Europe/Berlin",
+        events: [
+            .init(guid: "a", start: "10:00", title: "Opening"),
+            .init(guid: "b", start: "11:00", title: "Removed later"),
+            .init(guid: "c", start: "12:00", title: "Closing"),
+        ])
+    static let releaseTwo = FrabSample.xml(
+        acronym: "tc", version: "1.10", zone: "Europe/Berlin",
+        events: [
+            .init(guid: "a", start: "10:00", title: "Opening"),
+            .init(guid: "c", start: "12:00", title: "Closing"),
+            .init(guid: "d", start: "13:00", title: "Added later"),
+        ])
 
     func stores(_ fixture: CoreFixture) throws -> [WireResponse.StoreInfo] {
         try WireResponse.Stores(json: try fixture.request("stores")).stores
@@ -113,11 +119,15 @@ struct ScheduleTruthTests {
     }
 
     @Test func conferencesAreNamedByAcronymTitleOrFileName() throws {
-        let fixture = try CoreFixture(files: [], written: [
-            "tc-1.xml": Self.releaseOne,
-            "jres.xml": FrabSample.xml(acronym: nil, title: "JRES 2021/22", events: [.init(guid: "j", start: "10:00", title: "J")]),
-            "fosdem_2021.xml": FrabSample.xml(acronym: nil, title: nil, events: [.init(guid: "f", start: "10:00", title: "F")]),
-        ])
+        let fixture = try CoreFixture(
+            files: [],
+            written: [
+                "tc-1.xml": Self.releaseOne,
+                "jres.xml": FrabSample.xml(
+                    acronym: nil, title: "JRES 2021/22", events: [.init(guid: "j", start: "10:00", title: "J")]),
+                "fosdem_2021.xml": FrabSample.xml(
+                    acronym: nil, title: nil, events: [.init(guid: "f", start: "10:00", title: "F")]),
+            ])
         defer { fixture.remove() }
         let names = try fixture.request("fetch", ["entity": "Conference", "sort": [["key": "acronym"]]])["objects"]?
             .arrayValue?.compactMap { $0["values"]?["acronym"]?.stringValue }
@@ -140,32 +150,50 @@ struct ScheduleTruthTests {
     }
 
     @Test func searchLooksAtDescriptionsAndListsTitleMatchesFirst() throws {
-        let fixture = try CoreFixture(files: [], written: ["s.xml": FrabSample.xml(acronym: "s", zone: "UTC", events: [
-            .init(guid: "1", start: "09:00", title: "Opening", description: "Why we love R\u{00FC}st"),
-            .init(guid: "2", start: "10:00", title: "Unrelated", description: "Nothing here"),
-            .init(guid: "3", start: "11:00", title: "Rust in production"),
-            .init(guid: "4", start: "12:00", title: "Closing", description: "rust, again"),
-        ])])
+        let fixture = try CoreFixture(
+            files: [],
+            written: [
+                "s.xml": FrabSample.xml(
+                    acronym: "s", zone: "UTC",
+                    events: [
+                        .init(guid: "1", start: "09:00", title: "Opening", description: "Why we love R\u{00FC}st"),
+                        .init(guid: "2", start: "10:00", title: "Unrelated", description: "Nothing here"),
+                        .init(guid: "3", start: "11:00", title: "Rust in production"),
+                        .init(guid: "4", start: "12:00", title: "Closing", description: "rust, again"),
+                    ])
+            ])
         defer { fixture.remove() }
-        let reply = try fixture.request("template", ["name": "SearchSessions", "variables": ["TEXT": "rust"],
-                                                     "sort": [["key": "start"]]])
+        let reply = try fixture.request(
+            "template",
+            [
+                "name": "SearchSessions", "variables": ["TEXT": "rust"],
+                "sort": [["key": "start"]],
+            ])
         let titles = reply["objects"]?.arrayValue?.compactMap { $0["values"]?["title"]?.stringValue }
         #expect(titles == ["Rust in production", "Opening", "Closing"])
         #expect(reply["total"]?.intValue == 3)
-        let page = try fixture.request("template", ["name": "SearchSessions", "variables": ["TEXT": "rust"],
-                                                    "limit": 1, "offset": 1])
+        let page = try fixture.request(
+            "template",
+            [
+                "name": "SearchSessions", "variables": ["TEXT": "rust"],
+                "limit": 1, "offset": 1,
+            ])
         #expect(page["objects"]?.arrayValue?.compactMap { $0["values"]?["title"]?.stringValue } == ["Opening"])
     }
 
     @Test func perFileSettingsGiveAZoneAndANameAndBadOnesKeepTheEarlierReading() throws {
-        let legacy = FrabSample.xml(acronym: nil, title: "FOSDEM 2021", events: [
-            .init(guid: "k", start: "10:00", title: "Keynote"),
-        ])
-        let settings = #"{"files": {"fosdem*.xml": {"timeZone": "Europe/Brussels", "acronym": "fosdem21"}, "*.xml": {"timeZone": "Asia/Tokyo"}}}"#
+        let legacy = FrabSample.xml(
+            acronym: nil, title: "FOSDEM 2021",
+            events: [
+                .init(guid: "k", start: "10:00", title: "Keynote")
+            ])
+        let settings =
+            #"{"files": {"fosdem*.xml": {"timeZone": "Europe/Brussels", "acronym": "fosdem21"}, "*.xml": {"timeZone": "Asia/Tokyo"}}}"#
         let fixture = try CoreFixture(files: [], written: ["fosdem-2021.xml": legacy], settings: settings)
         defer { fixture.remove() }
         func keynote() throws -> String? {
-            let reply = try fixture.request("fetch", ["entity": "Session", "properties": ["start", "conference.acronym"]])
+            let reply = try fixture.request(
+                "fetch", ["entity": "Session", "properties": ["start", "conference.acronym"]])
             let values = reply["objects"]?.arrayValue?.first?["values"]
             let start = values?["start"]?.stringValue.flatMap(WireDate.date(from:))
             return start.map { WireDate.string(from: $0, in: TimeZone(identifier: "Europe/Brussels")) }
@@ -184,7 +212,9 @@ struct ScheduleTruthTests {
         #expect(try keynote() == "2021-02-06T10:00:00+01:00")
 
         // Good settings again: the file is read again with them, without a restart.
-        let outcomes = fixture.core.library.updateFileSettings([FileSettings(pattern: "fosdem*", timeZone: "Europe/Lisbon")])
+        let outcomes = fixture.core.library.updateFileSettings([
+            FileSettings(pattern: "fosdem*", timeZone: "Europe/Lisbon")
+        ])
         #expect(outcomes.map(\.1) == [.replaced])
         entry = try #require(try stores(fixture).first { $0.file.hasSuffix("fosdem-2021.xml") })
         #expect(entry.settingsError == nil && entry.timeZone == "Europe/Lisbon" && entry.conference == "fosdem-2021")
@@ -197,8 +227,10 @@ struct ScheduleTruthTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = DaemonConfiguration(watchFolders: [], stateFolder: folder, socketPath: "/nonexistent")
         let file = configuration.configurationFile
-        try Data(#"{"files": {"z*": {"dayChange": "05:30"}, "a*": {"dayChange": "25:00", "timeZone": "Mars/Olympus"}}}"#.utf8)
-            .write(to: file)
+        try Data(
+            #"{"files": {"z*": {"dayChange": "05:30"}, "a*": {"dayChange": "25:00", "timeZone": "Mars/Olympus"}}}"#.utf8
+        )
+        .write(to: file)
         try configuration.loadConfigurationFile()
         #expect(configuration.fileSettings.map(\.pattern) == ["z*", "a*"])
         #expect(configuration.fileSettings[0].error == nil)
@@ -214,16 +246,25 @@ struct ScheduleTruthTests {
     }
 
     @Test func favouritesMadeUnderOldNamesMoveOnceToTodaysNames() throws {
-        let fixture = try CoreFixture(files: [], written: [
-            "fosdem_2021.xml": FrabSample.xml(acronym: nil, title: "FOSDEM Twenty-One", events: [
-                .init(guid: "f", start: "10:00", title: "F"),
-            ]),
-        ])
+        let fixture = try CoreFixture(
+            files: [],
+            written: [
+                "fosdem_2021.xml": FrabSample.xml(
+                    acronym: nil, title: "FOSDEM Twenty-One",
+                    events: [
+                        .init(guid: "f", start: "10:00", title: "F")
+                    ])
+            ])
         defer { fixture.remove() }
         for (conference, guid) in [("file:fosdem_2021", "f"), ("calendar:JRES 2021/22", "j"), ("tc", "a")] {
-            _ = try fixture.request("insert", ["entity": "Favorite", "values": [
-                "conferenceAcronym": .string(conference), "sessionGUID": .string(guid),
-            ]])
+            _ = try fixture.request(
+                "insert",
+                [
+                    "entity": "Favorite",
+                    "values": [
+                        "conferenceAcronym": .string(conference), "sessionGUID": .string(guid),
+                    ],
+                ])
         }
         #expect(try fixture.core.migrateConferenceNames() == 2)
         let favorites = try fixture.request("fetch", ["entity": "Favorite", "sort": [["key": "sessionGUID"]]])
@@ -232,9 +273,14 @@ struct ScheduleTruthTests {
         let runs = try fixture.request("count", ["entity": "Run", "predicate": "note != nil"])
         #expect(runs["count"]?.intValue == 1)
         // Once: a later call (a later start) changes nothing.
-        _ = try fixture.request("insert", ["entity": "Favorite", "values": [
-            "conferenceAcronym": "file:other", "sessionGUID": "o",
-        ]])
+        _ = try fixture.request(
+            "insert",
+            [
+                "entity": "Favorite",
+                "values": [
+                    "conferenceAcronym": "file:other", "sessionGUID": "o",
+                ],
+            ])
         #expect(try fixture.core.migrateConferenceNames() == 0)
     }
 
@@ -262,17 +308,23 @@ struct ScheduleTruthTests {
     /// A CCC-style day: it runs from 11:00 to 04:00 the next morning, as the file's `<day start end>` says.
     static let congress = FrabSample.xml(
         acronym: "c", zone: "Europe/Berlin", day: "2014-12-27",
-        dayWindow: ("2014-12-27T11:00:00+01:00", "2014-12-28T04:00:00+01:00"), events: [
+        dayWindow: ("2014-12-27T11:00:00+01:00", "2014-12-28T04:00:00+01:00"),
+        events: [
             .init(guid: "m", date: "2014-12-27T11:30:00+01:00", start: "11:30", title: "Morning"),
             .init(guid: "n", date: "2014-12-28T01:30:00+01:00", start: "01:30", title: "Night"),
         ])
 
     @Test func sessionsOnDayFollowTheConferenceDays() throws {
-        let fixture = try CoreFixture(files: [], written: ["debconf.xml": Self.utcWritten, "congress.xml": Self.congress])
+        let fixture = try CoreFixture(
+            files: [], written: ["debconf.xml": Self.utcWritten, "congress.xml": Self.congress])
         defer { fixture.remove() }
         func titles(_ day: String, _ conference: String) throws -> [String] {
-            let reply = try fixture.request("template", ["name": "SessionsOnDay", "variables": ["DAY": .string(day)],
-                                                         "properties": ["title", "conference.acronym"]])
+            let reply = try fixture.request(
+                "template",
+                [
+                    "name": "SessionsOnDay", "variables": ["DAY": .string(day)],
+                    "properties": ["title", "conference.acronym"],
+                ])
             return (reply["objects"]?.arrayValue ?? [])
                 .filter { $0["values"]?["conference.acronym"]?.stringValue == conference }
                 .compactMap { $0["values"]?["title"]?.stringValue }
@@ -284,20 +336,27 @@ struct ScheduleTruthTests {
         // The congress night belongs to the day it started on.
         #expect(try titles("2014-12-27", "c") == ["Morning", "Night"])
         #expect(try titles("2014-12-28", "c") == [])
-        let days = try fixture.request("fetch", ["entity": "Day", "sort": [["key": "start"]],
-                                                 "properties": ["date", "start", "end", "conference.acronym"]])
+        let days = try fixture.request(
+            "fetch",
+            [
+                "entity": "Day", "sort": [["key": "start"]],
+                "properties": ["date", "start", "end", "conference.acronym"],
+            ])
         let kochi = TimeZone(identifier: "Asia/Kolkata")
-        let first = try #require(days["objects"]?.arrayValue?.first { $0["values"]?["date"]?.stringValue == "2023-09-10" })
+        let first = try #require(
+            days["objects"]?.arrayValue?.first { $0["values"]?["date"]?.stringValue == "2023-09-10" })
         let start = try #require(first["values"]?["start"]?.stringValue.flatMap(WireDate.date(from:)))
         #expect(WireDate.string(from: start, in: kochi) == "2023-09-10T03:00:00+05:30")
     }
 
     @Test func repeatRunsAndDuplicatesAreKeptApartAndCountedAsWarnings() throws {
-        let file = FrabSample.xml(acronym: "w", zone: "Europe/Berlin", events: [
-            .init(guid: "ws", date: "2021-02-06T10:00:00+01:00", start: "10:00", title: "Workshop"),
-            .init(guid: "ws", date: "2021-02-06T15:00:00+01:00", start: "15:00", title: "Workshop"),
-            .init(guid: "ws", date: "2021-02-06T10:00:00+01:00", start: "10:00", title: "Workshop"),
-        ])
+        let file = FrabSample.xml(
+            acronym: "w", zone: "Europe/Berlin",
+            events: [
+                .init(guid: "ws", date: "2021-02-06T10:00:00+01:00", start: "10:00", title: "Workshop"),
+                .init(guid: "ws", date: "2021-02-06T15:00:00+01:00", start: "15:00", title: "Workshop"),
+                .init(guid: "ws", date: "2021-02-06T10:00:00+01:00", start: "10:00", title: "Workshop"),
+            ])
         let fixture = try CoreFixture(files: [], written: ["w.xml": file])
         defer { fixture.remove() }
         let reply = try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]]])
@@ -346,8 +405,12 @@ struct ScheduleTruthTests {
         #expect(fixture.core.library.attach(target) == .attached)
         let entry = try #require(try stores(fixture).first { $0.file == target.path })
         #expect(entry.error == nil && entry.isReadOnly)
-        let reply = try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]],
-                                                  "properties": ["title", "slug", "conference.acronym"]])
+        let reply = try fixture.request(
+            "fetch",
+            [
+                "entity": "Session", "sort": [["key": "start"]],
+                "properties": ["title", "slug", "conference.acronym"],
+            ])
         let objects = reply["objects"]?.arrayValue ?? []
         #expect(objects.compactMap { $0["values"]?["title"]?.stringValue } == ["Talk 0", "Talk 1", "Talk 2"])
         #expect(objects.allSatisfy { $0["values"]?["slug"] == .null })
@@ -378,10 +441,15 @@ struct ScheduleTruthTests {
         #expect(favorites.first?["values"]?["sessionGUID"]?.stringValue == "kept-guid")
         #expect(favorites.first?["values"]?["note"]?.stringValue == "with Ana")
         // The new attributes work in the migrated store.
-        _ = try fixture.request("insert", ["entity": "Favorite", "values": [
-            "conferenceAcronym": "ssd26", "sessionGUID": "new-guid", "sessionTitle": "A talk",
-            "sessionStart": "2026-11-23T09:30:00+01:00",
-        ]])
+        _ = try fixture.request(
+            "insert",
+            [
+                "entity": "Favorite",
+                "values": [
+                    "conferenceAcronym": "ssd26", "sessionGUID": "new-guid", "sessionTitle": "A talk",
+                    "sessionStart": "2026-11-23T09:30:00+01:00",
+                ],
+            ])
         let snapshot = try fixture.request("fetch", ["entity": "Favorite", "predicate": "sessionTitle == 'A talk'"])
         #expect(snapshot["objects"]?.arrayValue?.count == 1)
     }

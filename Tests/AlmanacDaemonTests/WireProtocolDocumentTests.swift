@@ -5,7 +5,7 @@ import Testing
 
 @testable import AlmanacDaemon
 
-/// Replays every example of `WireProtocol.md` against a live daemon and decodes every documented and every live
+/// Replays every example of `TheWireProtocol.md` against a live daemon and decodes every documented and every live
 /// reply with the client's types, so the document, the daemon and the client cannot drift apart.
 ///
 /// Each ```json block of the document runs on a connection of its own, in order, against one daemon on copies of
@@ -17,7 +17,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct WireProtocolDocumentTests {
     static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/AlmanacWire/AlmanacWire.docc/WireProtocol.md")
+        .deletingLastPathComponent().appendingPathComponent("Sources/AlmanacWire/AlmanacWire.docc/TheWireProtocol.md")
 
     /// Members whose keys are data, not protocol.
     static let freeForm: Set<String> = ["values", "previous", "configurations", "templates", "variables"]

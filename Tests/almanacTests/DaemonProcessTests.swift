@@ -10,9 +10,12 @@ struct DaemonProcessTests {
         .deletingLastPathComponent().appendingPathComponent("Data/schedules")
 
     static func binary(_ name: String) throws -> String {
-        let folders = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-                       Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL]
-        for folder in folders where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(name).path) {
+        let folders = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL,
+        ]
+        for folder in folders
+        where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent(name).path) {
             return folder.appendingPathComponent(name).path
         }
         throw FakeDaemon.BinaryNotFound(searched: folders.map(\.path))
@@ -68,8 +71,9 @@ struct DaemonProcessTests {
             socket = "/tmp/ad-\(UUID().uuidString.prefix(8).lowercased()).sock"
             try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
             for file in ["swift-server-days-2026.xml", "plumbing-camp-2026.json"] {
-                try FileManager.default.copyItem(at: DaemonProcessTests.samples.appendingPathComponent(file),
-                                                 to: inbox.appendingPathComponent(file))
+                try FileManager.default.copyItem(
+                    at: DaemonProcessTests.samples.appendingPathComponent(file),
+                    to: inbox.appendingPathComponent(file))
             }
         }
 
@@ -78,9 +82,12 @@ struct DaemonProcessTests {
         }
 
         func client(_ arguments: [String]) async throws -> ProcessRunner.Result {
-            try await ProcessRunner.run(try DaemonProcessTests.binary("almanac"), arguments: arguments,
-                                        environment: ["ALMANAC_SOCKET": socket, "HOME": root.path, "LANG": "C.UTF-8",
-                                                      "PATH": "/usr/bin:/bin"])
+            try await ProcessRunner.run(
+                try DaemonProcessTests.binary("almanac"), arguments: arguments,
+                environment: [
+                    "ALMANAC_SOCKET": socket, "HOME": root.path, "LANG": "C.UTF-8",
+                    "PATH": "/usr/bin:/bin",
+                ])
         }
 
         func remove() {
@@ -105,9 +112,11 @@ struct DaemonProcessTests {
         let sandbox = try Sandbox()
         defer { sandbox.remove() }
         let notify = NotifySocket()
-        let daemon = try Self.launch(try Self.binary("almanacd"), sandbox.daemonArguments, environment: [
-            "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
-        ])
+        let daemon = try Self.launch(
+            try Self.binary("almanacd"), sandbox.daemonArguments,
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
+            ])
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
 
         let messages = notify.wait(for: "READY=1")
@@ -117,14 +126,18 @@ struct DaemonProcessTests {
 
         let ping = try await sandbox.client(["ping"])
         #expect(ping.status == 0)
-        let query = try await sandbox.client(["query", "Session", "--sort", "start", "--limit", "2", "--format", "json"])
+        let query = try await sandbox.client([
+            "query", "Session", "--sort", "start", "--limit", "2", "--format", "json",
+        ])
         #expect(query.status == 0)
         #expect(query.stdout.contains("\"entity\":\"Session\"") || query.stdout.contains("\"entity\": \"Session\""))
         let bad = try await sandbox.client(["query", "Session", "--where", "title ==="])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("parse_error"))
 
-        let guidLines = try await sandbox.client(["query", "Session", "--limit", "1", "--fields", "guid", "--format", "tsv"])
+        let guidLines = try await sandbox.client([
+            "query", "Session", "--limit", "1", "--fields", "guid", "--format", "tsv",
+        ])
         let guid = try #require(guidLines.stdout.split(separator: "\n").last.map(String.init))
         let favorite = try await sandbox.client(["fav", "add", guid])
         #expect(favorite.status == 0, "\(favorite.stderr)")
@@ -133,7 +146,8 @@ struct DaemonProcessTests {
 
         // A file renamed into the folder is attached without a restart.
         let staged = sandbox.root.appendingPathComponent("drop.ics")
-        try FileManager.default.copyItem(at: Self.samples.appendingPathComponent("open-data-evening-2026.ics"), to: staged)
+        try FileManager.default.copyItem(
+            at: Self.samples.appendingPathComponent("open-data-evening-2026.ics"), to: staged)
         try FileManager.default.moveItem(at: staged, to: sandbox.inbox.appendingPathComponent("drop.ics"))
         var attached = false
         for _ in 0..<50 where !attached {
@@ -144,16 +158,18 @@ struct DaemonProcessTests {
         #expect(attached)
 
         kill(daemon.processIdentifier, SIGTERM)
-        daemon.waitUntilExit()
-        #expect(daemon.terminationReason == .exit)
+        #expect(await daemon.exited(within: 60), "the process did not stop within 60 s of SIGTERM")
+        if !daemon.isRunning { #expect(daemon.terminationReason == .exit) }
         #expect(daemon.terminationStatus == 0)
         #expect(notify.wait(for: "STOPPING=1").last?.contains("STOPPING=1") == true)
         #expect(!FileManager.default.fileExists(atPath: sandbox.socket))
 
         // The favourite survived the restart-free run: it is in the personal store file.
-        let restarted = try Self.launch(try Self.binary("almanacd"), sandbox.daemonArguments, environment: [
-            "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
-        ])
+        let restarted = try Self.launch(
+            try Self.binary("almanacd"), sandbox.daemonArguments,
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
+            ])
         defer { if restarted.isRunning { kill(restarted.processIdentifier, SIGKILL) } }
         _ = notify.wait(for: "READY=1")
         let again = try await sandbox.client(["query", "Favorite", "--format", "json"])
@@ -161,8 +177,8 @@ struct DaemonProcessTests {
         let runs = try await sandbox.client(["query", "Run", "--format", "json"])
         #expect(runs.stdout.components(separatedBy: "\"entity\"").count - 1 == 2)
         kill(restarted.processIdentifier, SIGTERM)
-        restarted.waitUntilExit()
-        #expect(restarted.terminationStatus == 0)
+        #expect(await restarted.exited(within: 60), "the process did not stop within 60 s of SIGTERM")
+        if !restarted.isRunning { #expect(restarted.terminationStatus == 0) }
     }
 
     /// Files renamed into the folder while the daemon starts (before, during and right after its scan of 200
@@ -172,13 +188,16 @@ struct DaemonProcessTests {
         defer { sandbox.remove() }
         let sample = Self.samples.appendingPathComponent("open-data-evening-2026.ics")
         for index in 0..<200 {
-            try FileManager.default.copyItem(at: sample,
-                                             to: sandbox.inbox.appendingPathComponent("filler-\(index).ics"))
+            try FileManager.default.copyItem(
+                at: sample,
+                to: sandbox.inbox.appendingPathComponent("filler-\(index).ics"))
         }
         let notify = NotifySocket()
-        let daemon = try Self.launch(try Self.binary("almanacd"), sandbox.daemonArguments, environment: [
-            "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
-        ])
+        let daemon = try Self.launch(
+            try Self.binary("almanacd"), sandbox.daemonArguments,
+            environment: [
+                "NOTIFY_SOCKET": notify.path, "HOME": sandbox.root.path, "PATH": "/usr/bin:/bin",
+            ])
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
 
         func drop(_ name: String) throws {
@@ -204,8 +223,8 @@ struct DaemonProcessTests {
         }
         #expect(missing.isEmpty, "never attached: \(missing)")
         kill(daemon.processIdentifier, SIGTERM)
-        daemon.waitUntilExit()
-        #expect(daemon.terminationStatus == 0)
+        #expect(await daemon.exited(within: 60), "the process did not stop within 60 s of SIGTERM")
+        if !daemon.isRunning { #expect(daemon.terminationStatus == 0) }
     }
 
     /// Sends one request line over a Unix socket and returns the reply line (without its newline), or `nil` after
@@ -251,10 +270,13 @@ struct DaemonProcessTests {
         // The daemon is told another path: it answers on sandbox.socket only by serving the socket it inherits.
         let elsewhere = sandbox.root.appendingPathComponent("unused.sock").path
         let arguments = sandbox.daemonArguments.map { $0 == sandbox.socket ? elsewhere : $0 }
-        let launcher = try Self.launch(activator, [
-            "--listen=\(sandbox.socket)", "--setenv=NOTIFY_SOCKET=\(notify.path)", "--setenv=HOME=\(sandbox.root.path)",
-            try Self.binary("almanacd"),
-        ] + arguments, environment: ["PATH": "/usr/bin:/bin"])
+        let launcher = try Self.launch(
+            activator,
+            [
+                "--listen=\(sandbox.socket)", "--setenv=NOTIFY_SOCKET=\(notify.path)",
+                "--setenv=HOME=\(sandbox.root.path)",
+                try Self.binary("almanacd"),
+            ] + arguments, environment: ["PATH": "/usr/bin:/bin"])
         defer { if launcher.isRunning { kill(launcher.processIdentifier, SIGKILL) } }
         var listening = false
         for _ in 0..<100 where !listening {
@@ -271,8 +293,8 @@ struct DaemonProcessTests {
 
         // The launcher exec'd the daemon: the same process takes SIGTERM and exits 0.
         kill(launcher.processIdentifier, SIGTERM)
-        launcher.waitUntilExit()
-        #expect(launcher.terminationReason == .exit)
+        #expect(await launcher.exited(within: 60), "the process did not stop within 60 s of SIGTERM")
+        if !launcher.isRunning { #expect(launcher.terminationReason == .exit) }
         #expect(launcher.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
     }
@@ -292,18 +314,22 @@ struct DaemonProcessTests {
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         let readable = inbox.appendingPathComponent("swift-server-days-2026.xml")
         let secret = inbox.appendingPathComponent("secret.xml")
-        try FileManager.default.copyItem(at: Self.samples.appendingPathComponent("swift-server-days-2026.xml"), to: readable)
-        try FileManager.default.copyItem(at: Self.samples.appendingPathComponent("swift-server-days-2026.xml"), to: secret)
+        try FileManager.default.copyItem(
+            at: Self.samples.appendingPathComponent("swift-server-days-2026.xml"), to: readable)
+        try FileManager.default.copyItem(
+            at: Self.samples.appendingPathComponent("swift-server-days-2026.xml"), to: secret)
         // Everything belongs to nobody but the secret, which stays root's with no permissions for anyone else.
         for path in [root.path, inbox.path, readable.path] { chown(path, 65534, 65534) }
         chmod(secret.path, 0o600)
         let notify = NotifySocket()
         chmod(notify.path, 0o777)
         let socket = root.appendingPathComponent("s.sock").path
-        let daemon = try Self.launch(setpriv, [
-            "--reuid=65534", "--regid=65534", "--clear-groups", try Self.binary("almanacd"),
-            "--watch", inbox.path, "--state", root.appendingPathComponent("state").path, "--socket", socket,
-        ], environment: ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"])
+        let daemon = try Self.launch(
+            setpriv,
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", try Self.binary("almanacd"),
+                "--watch", inbox.path, "--state", root.appendingPathComponent("state").path, "--socket", socket,
+            ], environment: ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"])
         defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
         let ready = notify.wait(for: "READY=1")
         try #require(ready.last?.contains("READY=1") == true, "the daemon did not start as nobody: \(ready)")
@@ -315,10 +341,10 @@ struct DaemonProcessTests {
         let error = refused["error"] as? String ?? ""
         #expect(error.localizedCaseInsensitiveContains("permission"), "error: \(error)")
         #expect(entries.contains { ($0["file"] as? String) == readable.path && $0["error"] is NSNull })
-        #expect(Self.request(#"{"id":2,"op":"count","entity":"Session"}"#, at: socket) == #"{"id":2,"ok":true,"count":18}"#)
+        #expect(
+            Self.request(#"{"id":2,"op":"count","entity":"Session"}"#, at: socket) == #"{"id":2,"ok":true,"count":18}"#)
         kill(daemon.processIdentifier, SIGTERM)
-        daemon.waitUntilExit()
-        #expect(daemon.terminationStatus == 0)
+        #expect(await daemon.exited(within: 60), "the process did not stop within 60 s of SIGTERM")
+        if !daemon.isRunning { #expect(daemon.terminationStatus == 0) }
     }
 }
-

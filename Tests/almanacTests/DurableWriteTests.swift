@@ -21,8 +21,9 @@ enum Strace {
     }()
 }
 
-@Suite(.enabled(if: Strace.works, "strace is not installed or cannot trace here (apt-get install strace)"),
-       .timeLimit(.minutes(3)))
+@Suite(
+    .enabled(if: Strace.works, "strace is not installed or cannot trace here (apt-get install strace)"),
+    .timeLimit(.minutes(3)))
 struct DurableWriteTests {
     @Test func everyAcknowledgedInsertIsSyncedBeforeItsReply() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("durable-\(UUID().uuidString)")
@@ -37,16 +38,22 @@ struct DurableWriteTests {
         let notify = DaemonProcessTests.NotifySocket()
         let tracer = try DaemonProcessTests.launch(
             try #require(Strace.path),
-            ["-f", "-y", "-qq", "-s", "120", "-e", "trace=fsync,fdatasync,write,writev,sendmsg,sendto", "-o", trace.path,
-             try DaemonProcessTests.binary("almanacd"), "--watch", inbox.path, "--state", state.path, "--socket", socket],
+            [
+                "-f", "-y", "-qq", "-s", "120", "-e", "trace=fsync,fdatasync,write,writev,sendmsg,sendto", "-o",
+                trace.path,
+                try DaemonProcessTests.binary("almanacd"), "--watch", inbox.path, "--state", state.path, "--socket",
+                socket,
+            ],
             environment: ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"])
         defer { if tracer.isRunning { kill(tracer.processIdentifier, SIGKILL) } }
         #expect(notify.wait(for: "READY=1").contains { $0.contains("READY=1") })
 
         var uris: [String] = []
         for index in 0..<5 {
-            let reply = try #require(DaemonProcessTests.request(
-                #"{"id":\#(index),"op":"insert","entity":"Note","values":{"text":"durable \#(index)"}}"#, at: socket))
+            let reply = try #require(
+                DaemonProcessTests.request(
+                    #"{"id":\#(index),"op":"insert","entity":"Note","values":{"text":"durable \#(index)"}}"#, at: socket
+                ))
             #expect(reply.contains(#""ok":true"#), "\(reply)")
             if let range = reply.range(of: #"x-coredata://[^"]*"#, options: .regularExpression) {
                 uris.append(String(reply[range]))
@@ -57,7 +64,7 @@ struct DurableWriteTests {
         let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n")
         let daemonPID = try #require(lines.first.flatMap { Int32($0.split(separator: " ").first ?? "") })
         kill(daemonPID, SIGTERM)
-        tracer.waitUntilExit()
+        #expect(await tracer.exited(within: 30), "almanacd (traced) did not stop within 30 s of SIGTERM")
         let all = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
 
         // For each insert's reply (its URI written to the socket), a sync of the personal store since the last reply.

@@ -29,11 +29,13 @@ public final class DaemonCore: Sendable {
         self.configuration = configuration
         let fileManager = FileManager.default
         do {
-            try fileManager.createDirectory(at: configuration.stateFolder, withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o750])
+            try fileManager.createDirectory(
+                at: configuration.stateFolder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o750])
         } catch {
-            throw ConfigurationError(message: "cannot create the state folder \(configuration.stateFolder.path): "
-                                        + error.localizedDescription)
+            throw ConfigurationError(
+                message: "cannot create the state folder \(configuration.stateFolder.path): "
+                    + error.localizedDescription)
         }
         let model = try model ?? Self.loadModel(configuration.modelURL)
         ScheduleModel.registerClasses()
@@ -46,16 +48,21 @@ public final class DaemonCore: Sendable {
                 type: .sqlite, configurationName: "Personal", at: personalURL,
                 // An acknowledged write is on disk: every commit is synced before the reply is sent (WAL with
                 // synchronous = NORMAL syncs only at checkpoints, so a power loss could take acknowledged favourites).
-                options: [.migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
-                          .sqliteSynchronousFull: true])
+                options: [
+                    .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
+                    .sqliteSynchronousFull: true,
+                ])
         } catch {
             throw ConfigurationError(message: "cannot open the personal store \(personalURL.path): \(error)")
         }
-        library = ScheduleLibrary(coordinator: coordinator, configuration: ScheduleLibrary.Configuration(
-            folders: configuration.watchFolders, readOnlyInbox: configuration.readOnlyInbox,
-            maximumFileSize: configuration.maximumFileSize, fileSettings: configuration.fileSettings))
-        engine = QueryEngine(library: library, personalStore: personalStore, routingRules: configuration.routingRules,
-                             version: Self.version)
+        library = ScheduleLibrary(
+            coordinator: coordinator,
+            configuration: ScheduleLibrary.Configuration(
+                folders: configuration.watchFolders, readOnlyInbox: configuration.readOnlyInbox,
+                maximumFileSize: configuration.maximumFileSize, fileSettings: configuration.fileSettings))
+        engine = QueryEngine(
+            library: library, personalStore: personalStore, routingRules: configuration.routingRules,
+            version: Self.version)
         runID = try Self.recordRun(coordinator: coordinator, in: personalStore)
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import Schedules
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Settings a user gives for the schedule files whose names match a glob (`files` in `almanacd.json`):

@@ -39,7 +39,7 @@ public struct DaemonHandler: RequestHandler {
     /// Synchronous and blocking (the coordinator waits in its gate): ``handle(_:peer:)`` runs it on the store threads;
     /// tests call it directly.
     ///
-    /// - Throws: a ``AlmanacWire/WireError`` with the protocol's error code (`unknown_op`, `bad_request` for a
+    /// - Throws: a `WireError` with the protocol's error code (`unknown_op`, `bad_request` for a
     ///   body that does not decode, and each operation's own).
     public func reply(to request: WireRequest) throws(WireError) -> DaemonReply {
         switch try WireCommand(request) {

@@ -144,7 +144,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
 
     /// Reads a file and attaches it, or replaces the store of its earlier version.
     ///
-    /// - Parameter isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
+    /// - Parameters:
+    ///   - url: The file.
+    ///   - isWatcherEvent: `true` when a watcher event asks (the daemon's watcher service passes it). Then
     ///   a file that has not changed (same inode, size and modification time) since its store was attached or its
     ///   last attempt failed is not read again, and a file that no longer exists and is not known is not recorded:
     ///   both `.ignored`. The daemon's own use of a file raises such events: a Core Data store is opened

@@ -5,7 +5,7 @@ import ObjectGraphXML
 import Schedules
 
 /// Chooses a store type from a file's content (not its name), by asking each store class the library attaches
-/// whether it can open the file (``ObjectGraph/PersistentStore/canOpen(prefix:)``): binary magic, SQLite header,
+/// whether it can open the file (`ObjectGraph/PersistentStore/canOpen(prefix:)`): binary magic, SQLite header,
 /// frab XML root, frab JSON shape, `BEGIN:VCALENDAR`, Core Data XML root.
 public enum StoreSniffer {
     /// The store classes asked, in this order (their formats do not overlap; the cheapest checks come first).

@@ -6,14 +6,14 @@ import AlmanacWire
 /// requests from peers allowed to make them. Requests on one connection reach the handler one at a time, in order;
 /// requests on different connections reach it concurrently.
 public protocol RequestHandler: Sendable {
-    /// The body of a successful answer: typed (the daemon's ``DaemonReply``) or a ``AlmanacWire/JSONObject`` of
+    /// The body of a successful answer: typed (the daemon's ``DaemonReply``) or a `JSONObject` of
     /// fields. The server writes it, after `id` and `ok`, straight into the outgoing buffer.
     associatedtype Reply: WireReplyBody
 
     /// Answers one request (the server decoded its line once, on the event loop).
     ///
-    /// - Returns: The response's body (the server adds `id` and `ok`), e.g. a ``AlmanacWire/WireResponse/Fetch``.
-    /// - Throws: A ``AlmanacWire/WireError``, sent to the client as it is. Any other error is logged and answered
+    /// - Returns: The response's body (the server adds `id` and `ok`), e.g. a `WireResponse.Fetch`.
+    /// - Throws: A `WireError`, sent to the client as it is. Any other error is logged and answered
     ///   with `internal`. The handler is cancelled when the request passes its deadline (`timeout`) or the server
     ///   stops; it should check for cancellation in long work.
     func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> Reply

@@ -58,6 +58,7 @@ extension ServerConfiguration.Listener {
     /// - Parameters:
     ///   - environment: The process environment (pass `ProcessInfo.processInfo.environment`).
     ///   - processID: This process's id (default `getpid()`).
+    ///   - socketPath: The path to bind when systemd hands no socket over.
     public static func fromSocketActivation(
         environment: [String: String],
         processID: pid_t = getpid(),

@@ -43,6 +43,9 @@ public struct WireServer<Handler: RequestHandler>: Service {
     /// A server for `handler`.
     ///
     /// - Parameters:
+    ///   - configuration: The socket, limits and write access.
+    ///   - handler: Answers each request.
+    ///   - logger: Where connection problems are logged.
     ///   - eventLoopGroup: The NIO event loops (default: NIO's shared singleton).
     ///   - onReady: Called once the socket accepts connections (report `READY=1` to systemd here).
     public init(

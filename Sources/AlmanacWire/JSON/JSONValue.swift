@@ -1,6 +1,6 @@
 /// A JSON value as it travels on the Almanac wire.
 ///
-/// Integers stay exact: a number written without fraction or exponent that fits in 64 bits decodes as ``int(_:)``,
+/// Integers stay exact: a number written without fraction or exponent that fits in 64 bits decodes as `int(_:)`,
 /// every other number as ``double(_:)``. The two cases never compare equal (`.int(1) != .double(1)`); use
 /// ``doubleValue`` to compare numerically.
 ///

@@ -71,7 +71,7 @@ extension ManagedObjectContext {
     }
 
     /// Inserts many objects straight into a store through the coordinator (see
-    /// ``PersistentStoreCoordinator/execute(_:)``).
+    /// `PersistentStoreCoordinator/execute(_:)`).
     ///
     /// As in Core Data, the context is not changed: the new objects are not registered, and its own unsaved
     /// changes stay unsaved. Fetch to see the new objects. The context's ``mergePolicy`` decides what objects that

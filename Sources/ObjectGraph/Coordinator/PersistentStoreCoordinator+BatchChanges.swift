@@ -5,7 +5,7 @@ extension PersistentStoreCoordinator {
     /// as when a context deletes the objects.
     ///
     /// - Throws: the errors of ``ManagedObjectContext/fetch(_:)`` and ``ManagedObjectContext/save()``
-    ///   (``ValidationError/Code/deleteDenied`` for a deny rule, ``StoreError/Code/mergeConflict`` when the objects
+    ///   (`ValidationError/Code/deleteDenied` for a deny rule, ``StoreError/Code/mergeConflict`` when the objects
     ///   changed meanwhile and `mergePolicy` is ``MergePolicy/error``); ``StoreError/Code/objectNotFound`` for an ID
     ///   of no saved object. Nothing is deleted then.
     public func execute(_ request: BatchDeleteRequest, mergePolicy: MergePolicy = .error) throws -> BatchDeleteResult {

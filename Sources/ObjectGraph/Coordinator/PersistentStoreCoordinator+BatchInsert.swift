@@ -19,7 +19,7 @@ extension PersistentStoreCoordinator {
     /// `NSMergeByPropertyObjectTrumpMergePolicy`; the saved object keeps the attributes a dictionary leaves out, and
     /// its relationships); with ``MergePolicy/storeWins`` it is left out. Objects of the batch that
     /// share values with each other are inserted once: the last of them, or the first. The result's IDs name, for
-    /// each object, the object that holds its values. ``ManagedObjectContext/execute(_:)`` passes the context's
+    /// each object, the object that holds its values. `ManagedObjectContext/execute(_:)` passes the context's
     /// merge policy.
     public func execute(_ request: BatchInsertRequest, mergePolicy: MergePolicy = .error) throws -> BatchInsertResult {
         guard let entity = managedObjectModel.entitiesByName[request.entityName] else {

@@ -9,9 +9,9 @@ import Foundation
 /// The model's validation rules apply to every object: types, optionality, ranges, lengths, patterns and validation
 /// predicates. Relationships cannot be set, as in Core Data. An object that shares a saved object's uniquely
 /// constrained values fails the batch, or updates that object, by the merge policy (see
-/// ``PersistentStoreCoordinator/execute(_:mergePolicy:)``).
+/// `PersistentStoreCoordinator/execute(_:mergePolicy:)`).
 ///
-/// Execute it with ``PersistentStoreCoordinator/execute(_:)`` or ``ManagedObjectContext/execute(_:)``. The objects
+/// Execute it with `PersistentStoreCoordinator/execute(_:)` or `ManagedObjectContext/execute(_:)`. The objects
 /// are written in one save to one store: either all of them or, when any fails, none. Contexts do not see the new
 /// objects until they fetch; ask for ``ResultType/objectIDs`` to get them.
 ///

@@ -37,7 +37,13 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
 
     /// Creates a relationship.
     /// - Parameters:
+    ///   - name: The relationship's name, unique among the entity's properties.
+    ///   - destination: The name of the destination entity.
+    ///   - inverse: The name of the inverse relationship on the destination, if any.
     ///   - toMany: `false` for a to-one relationship (maxCount 1), `true` for to-many (maxCount 0, no limit).
+    ///   - deleteRule: What deleting the source does to the destination objects.
+    ///   - isOptional: Whether the relationship may be empty when saved.
+    ///   - isOrdered: Whether a to-many relationship keeps its objects in order.
     public init(name: String, destination: String, inverse: String? = nil, toMany: Bool = false,
                 deleteRule: DeleteRule = .nullify, isOptional: Bool = true, isOrdered: Bool = false) {
         self.destinationEntityName = destination

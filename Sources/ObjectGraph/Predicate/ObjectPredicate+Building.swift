@@ -49,7 +49,7 @@ extension ObjectExpression {
     public var expressionFormat: String { PredicateFormatter.format(self) }
 
     /// Evaluates the expression against an object (`$variables` from `substitutionVariables`).
-    /// - Throws: ``ObjectPredicateError``, as for ``ObjectPredicate/evaluate(with:)``.
+    /// - Throws: ``ObjectPredicateError``, as for `ObjectPredicate/evaluate(with:)`.
     public func evaluate(with object: Any?, substitutionVariables: [String: Any?] = [:]) throws -> Any? {
         var compiler = PredicateCompiler(substitutions: substitutionVariables)
         let evaluator = try compiler.compile(self, depth: 0).evaluator

@@ -170,7 +170,7 @@ public final class CompiledPredicate: @unchecked Sendable {
         slotCount = compiler.slotCount
     }
 
-    /// Evaluates against one object; see ``ObjectPredicate/evaluate(with:)``.
+    /// Evaluates against one object; see `ObjectPredicate/evaluate(with:)`.
     @inline(__always)
     public func evaluate(with object: Any?) throws -> Bool {
         var frame = EvaluationFrame(slots: slotCount == 0 ? [] : Array(repeating: nil, count: slotCount))

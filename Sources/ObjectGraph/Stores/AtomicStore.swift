@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The base class keeps every object as a ``StoreRecord`` (a cache node) and executes fetches, counts and saves
 /// over them. A custom format subclasses it and overrides:
-/// - ``storeType`` (the name it registers under),
+/// - `storeType` (the name it registers under),
 /// - ``PersistentStore/loadMetadata()`` (read the UUID and model hashes from the file, or call `freshMetadata()`),
 /// - ``PersistentStore/load()`` (read the file and call ``addCacheNodes(_:)``),
 /// - ``prepareWrite(records:metadata:)`` (encode the records, usually with ``AtomicFileWriter``) — omit it for a
@@ -33,7 +33,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     /// Reads change nothing but the cached sort orders, which are guarded.
     open override class var allowsConcurrentReads: Bool { true }
 
-    /// The records change only by a load or a save, which change ``contentVersion``.
+    /// The records change only by a load or a save, which change `contentVersion`.
     open override func contentToken() throws -> UInt64? { contentVersion }
     /// The next unused reference key (Core Data's XML `nextObjectID`).
     public var nextReferenceKey: Int64 = 1
@@ -72,7 +72,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
         return tables[objectID.entityName]?[objectID.referenceKey]
     }
 
-    /// Whether saves write the records somewhere; `false` skips preparing them for ``prepareWrite(records:metadata:)``.
+    /// Whether saves write the records somewhere; `false` skips preparing them for `prepareWrite(records:metadata:)`.
     open var writesFiles: Bool { true }
 
     /// The second half of a save for a file format: encodes every record and returns the pending write.

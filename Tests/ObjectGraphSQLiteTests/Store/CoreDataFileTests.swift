@@ -12,8 +12,11 @@ enum NotesFixture {
     static var isAvailable: Bool { file.map { FileManager.default.fileExists(atPath: $0.path) } ?? false }
 }
 
-@Suite("Core Data file", .enabled(if: NotesFixture.isAvailable,
-                                   "../shared/coredata/NotesV7.storedata is absent (a fresh clone has no shared/): skipped"))
+@Suite(
+    "Core Data file",
+    .enabled(
+        if: NotesFixture.isAvailable,
+        "../shared/coredata/NotesV7.storedata is absent (a fresh clone has no shared/): skipped"))
 struct CoreDataFileTests {
     static var notesFile: URL? { NotesFixture.file }
 
@@ -28,7 +31,8 @@ struct CoreDataFileTests {
         }
         SQLiteStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: NotesModel.make())
-        try coordinator.addPersistentStore(type: .sqlite, at: copy, options: [.readOnly: true, .ignoresModelVersion: true])
+        try coordinator.addPersistentStore(
+            type: .sqlite, at: copy, options: [.readOnly: true, .ignoresModelVersion: true])
         return coordinator
     }
 
@@ -66,7 +70,8 @@ struct CoreDataFileTests {
         let notes = try context.all("Note", sortedBy: "dateCreated")
         #expect(notes.count == 3)
         #expect(notes.first?.value(forKey: "title") as? String == "building 4th brandy gibs")
-        #expect((notes.first?.value(forKey: "dateCreated") as? Date)?.timeIntervalSinceReferenceDate == 413779107.097813)
+        #expect(
+            (notes.first?.value(forKey: "dateCreated") as? Date)?.timeIntervalSinceReferenceDate == 413779107.097813)
         let home = try #require(notes.first?.value(forKey: "folder") as? ManagedObject)
         #expect(home.value(forKey: "name") as? String == "Notes")
         #expect(Set(home.objects(forKey: "notes").map(\.objectID)) == Set(notes.map(\.objectID)))

@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import Testing
+
 @testable import ObjectGraphTestSupport
 
 @Suite("Predicate properties")
@@ -74,7 +75,8 @@ struct PredicatePropertyTests {
             let format = String(decoding: bytes, as: UTF8.self)
             do {
                 let predicate = try ObjectPredicate(format: format)
-                #expect((try? ObjectPredicate(format: predicate.predicateFormat)) != nil, "\(predicate.predicateFormat)")
+                #expect(
+                    (try? ObjectPredicate(format: predicate.predicateFormat)) != nil, "\(predicate.predicateFormat)")
             } catch let error as ObjectPredicateError {
                 refused += 1
                 #expect(!error.message.isEmpty, "an empty message for \(format.debugDescription)")
