@@ -41,7 +41,7 @@ struct CoreFixture {
                                                 socketPath: root.appendingPathComponent("s.sock").path)
         try configuration.loadConfigurationFile()
         core = try DaemonCore(configuration: configuration)
-        handler = DaemonHandler(engine: core.engine, events: EventHub())
+        handler = DaemonHandler(engine: core.engine, events: EventHub(), storeThreads: core.storeThreads)
         core.scanAll()
     }
 

@@ -86,6 +86,14 @@ extension WireServer {
         }
 
         let answer = await answer(request, peer: session.peer)
+        // The one place `subscribe` is special: the subscription starts before its answer is written, so the client
+        // misses no event published once it has read `subscribed`.
+        var subscription: AsyncStream<WireEvent>?
+        if request.operation == .subscribe, answer.error == nil, !session.isSubscribed {
+            session.isSubscribed = true
+            session.state.withLock { $0.subscribed() }
+            subscription = await handler.subscribe(peer: session.peer)
+        }
         let written: Bool
         switch answer {
         case .success(let reply):
@@ -102,11 +110,7 @@ extension WireServer {
             }
         }
         record(op: request.op, error: answer.error, since: started, peer: session.peer)
-        // The one place `subscribe` is special: once its answer is out, the connection's events follow.
-        if written, request.operation == .subscribe, answer.error == nil, !session.isSubscribed {
-            session.isSubscribed = true
-            session.state.withLock { $0.subscribed() }
-            let subscription = await handler.subscribe(peer: session.peer)
+        if let subscription, written {
             let channel = session.channel
             let logger = session.logger
             group.addTask {
