@@ -28,8 +28,9 @@ struct StoreSnifferTests {
         let (name, prefix, expected) = Self.samples[index]
         #expect(StoreSniffer.storeType(forPrefix: prefix) == expected, "\(name)")
         for storeClass in StoreSniffer.storeClasses {
-            #expect(storeClass.canOpen(prefix: prefix) == (storeClass.storeType == expected),
-                    "\(storeClass.storeType) on \(name)")
+            #expect(
+                storeClass.canOpen(prefix: prefix) == (storeClass.storeType == expected),
+                "\(storeClass.storeType) on \(name)")
         }
     }
 

@@ -29,7 +29,9 @@ import Testing
         #expect(try evaluate("SELECT regexp('cafe', 'café', 2)") == .integer(1))
     }
 
-    @Test(arguments: ["Straße", "ÉCOLE", "ǅemal", "cafe\u{301}", "plain ascii", "ÅNGSTRÖM", "İstanbul"], [1, 2, 3] as [Int64])
+    @Test(
+        arguments: ["Straße", "ÉCOLE", "ǅemal", "cafe\u{301}", "plain ascii", "ÅNGSTRÖM", "İstanbul"],
+        [1, 2, 3] as [Int64])
     func foldIsTheFrameworksFoldingInNFC(text: String, flags: Int64) throws {
         let folded = StringFolding.fold(text, caseInsensitive: flags & 1 != 0, diacriticInsensitive: flags & 2 != 0)
         let expected = folded.precomposedStringWithCanonicalMapping

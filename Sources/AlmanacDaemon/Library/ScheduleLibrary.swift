@@ -210,9 +210,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 outcome = .attached
             }
             let document = (store as? any ScheduleDocumentProviding)?.document
+            let objectCount = (store as? any StoreObjectCounting)?.objectCount ?? 0
             var entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
-                              objectCount: (store as? any StoreObjectCounting)?.objectCount ?? 0, loadedAt: Date(),
-                              error: nil,
+                              objectCount: objectCount, loadedAt: Date(), error: nil,
                               conference: document?.conference.name)
             entry.conferenceTitle = document?.conference.title ?? document?.conference.calendarName
             entry.timeZone = document?.conference.timeZone

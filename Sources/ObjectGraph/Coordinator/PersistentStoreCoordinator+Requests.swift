@@ -237,8 +237,9 @@ extension PersistentStoreCoordinator {
 
     /// The merged sorted order of the records of several stores that keep sorted orders, from the cache or merged
     /// now.
-    private func mergedOrder(entity: EntityDescription, entityNames: [String], sortKeys: [SortKey],
-                             targets: [FetchTarget]) throws -> MergedOrder {
+    private func mergedOrder(
+        entity: EntityDescription, entityNames: [String], sortKeys: [SortKey], targets: [FetchTarget]
+    ) throws -> MergedOrder {
         let stamps = Self.stamps(of: targets)
         let key = SortedOrder.Key(entityNames: Set(entityNames), sortKeys: sortKeys)
         return try mergedOrders.order(for: key, stamps: stamps) { use in

@@ -7,7 +7,9 @@ import ObjectGraph
 /// The NFC step makes a byte comparison of two folded strings equal to Swift's `==` on them.
 enum SQLiteFolding {
     static func fold(_ string: String, caseInsensitive: Bool = false, diacriticInsensitive: Bool = false) -> String {
-        ValueCoding.normalized(StringFolding.fold(string, caseInsensitive: caseInsensitive,
-                                                  diacriticInsensitive: diacriticInsensitive))
+        ValueCoding.normalized(
+            StringFolding.fold(
+                string, caseInsensitive: caseInsensitive,
+                diacriticInsensitive: diacriticInsensitive))
     }
 }

@@ -141,7 +141,8 @@ public struct FrabJSONReader: Sendable {
                     LenientJSON.string(person["public_name"]) ?? LenientJSON.string(person["name"]))
             else { continue }
             let guid =
-                FieldText.guid(LenientJSON.string(person["guid"])) ?? FieldText.optional(LenientJSON.string(person["code"]))
+                FieldText.guid(LenientJSON.string(person["guid"]))
+                ?? FieldText.optional(LenientJSON.string(person["code"]))
             raw.persons.append(
                 PersonInfo(name: name, guid: guid, id: FieldText.optional(LenientJSON.string(person["id"]))))
         }

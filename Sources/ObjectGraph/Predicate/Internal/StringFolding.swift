@@ -8,8 +8,9 @@ package enum StringFolding {
     /// Folds `string`: `[c]` applies full Unicode case folding (upper-casing then lower-casing,
     /// so `ß` and `SS` meet), `[d]` decomposes canonically and drops combining marks.
     static func fold(_ string: String, _ options: ComparisonOptions) -> String {
-        fold(string, caseInsensitive: options.contains(.caseInsensitive),
-             diacriticInsensitive: options.contains(.diacriticInsensitive))
+        fold(
+            string, caseInsensitive: options.contains(.caseInsensitive),
+            diacriticInsensitive: options.contains(.diacriticInsensitive))
     }
 
     /// Folds `string` for the given options (see ``fold(_:_:)``); ASCII text takes a short path.

@@ -22,4 +22,3 @@ final class OrderRows: @unchecked Sendable {  // immutable
     /// The record at a position.
     func record(at index: Int) -> StoreRecord { views[index].record }
 }
-

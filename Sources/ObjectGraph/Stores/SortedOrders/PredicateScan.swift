@@ -49,4 +49,3 @@ struct PredicateScan {
         return nil
     }
 }
-

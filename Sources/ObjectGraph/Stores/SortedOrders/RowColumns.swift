@@ -70,4 +70,3 @@ final class RowColumns: @unchecked Sendable {  // the views are immutable; the s
         }
     }
 }
-

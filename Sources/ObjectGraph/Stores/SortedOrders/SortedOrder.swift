@@ -36,8 +36,10 @@ final class SortedOrder: @unchecked Sendable {  // immutable but `lastUse`, whic
     /// Columns of the attributes predicates read, in this order's positions.
     let columns: RowColumns
 
-    init(views: [RecordView], entities: [EntityDescription], keys: [SortKey], prepared: [SortValue],
-         lastUse: Int) {
+    init(
+        views: [RecordView], entities: [EntityDescription], keys: [SortKey], prepared: [SortValue],
+        lastUse: Int
+    ) {
         self.views = views
         self.entities = entities
         self.keys = keys
@@ -46,4 +48,3 @@ final class SortedOrder: @unchecked Sendable {  // immutable but `lastUse`, whic
         self.columns = RowColumns(views: views, entities: entities)
     }
 }
-

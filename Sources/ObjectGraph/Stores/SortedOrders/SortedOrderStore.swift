@@ -28,13 +28,19 @@ extension SortedOrderStore {
     func makeCursor(_ request: StoreFetchRequest, key: SortedOrder.Key? = nil, objectIDColumn: Bool = false) throws
         -> SortedOrder.Cursor
     {
-        let order = try sortedOrder(request, key: key ?? SortedOrder.Key(entityNames: request.entityNames,
-                                                                         sortKeys: request.sortKeys))
+        let order = try sortedOrder(
+            request,
+            key: key
+                ?? SortedOrder.Key(
+                    entityNames: request.entityNames,
+                    sortKeys: request.sortKeys))
         let wholeScan = request.limit == 0
         let scan = try PredicateScan(request.predicate, columns: order.columns, wholeScan: wholeScan)
-        let rows = OrderRows(views: order.views,
-                             objectIDs: objectIDColumn && wholeScan ? order.columns.objectIDs() : nil)
-        return SortedOrder.Cursor(order: order, rows: rows, scan: scan, limit: request.limit,
-                                  includesValues: request.includesValues)
+        let rows = OrderRows(
+            views: order.views,
+            objectIDs: objectIDColumn && wholeScan ? order.columns.objectIDs() : nil)
+        return SortedOrder.Cursor(
+            order: order, rows: rows, scan: scan, limit: request.limit,
+            includesValues: request.includesValues)
     }
 }
