@@ -38,9 +38,10 @@ struct StoreDeadlineTests {
                 #expect(answer["id"] == 1)
                 #expect(answer["error"]?["code"] == "timeout")
                 // Measured on the shared 2-core machine (debug build): 303-312 ms, the deadline plus 3-12 ms; the
-                // query alone runs 80-90 s. The bound is generous for a loaded machine and a sanitizer build.
+                // query alone runs 80-90 s. The bound is generous: under ThreadSanitizer with the whole suite and
+                // another build running (load 6 on 2 cores) the answer once came 1.2 s after the deadline.
                 #expect(elapsed >= deadline)
-                #expect(elapsed < deadline + .seconds(1), "answered after \(elapsed)")
+                #expect(elapsed < deadline + .seconds(5), "answered after \(elapsed)")
 
                 // The interrupted store answers the next requests correctly (quick ones: the deadline still holds,
                 // and a sanitizer build is slow).
