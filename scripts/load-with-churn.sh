@@ -7,7 +7,13 @@
 # runaway recurrence).
 #
 #   scripts/load-with-churn.sh [--seconds 60] [--clients 32] [--interval 0.1] [--mix churn] [--seed 1]
-#                              [--almanacd PATH] [--no-build] [--ci]
+#                              [--almanacd PATH] [--no-build] [--ci] [--sighup S] [--sample S] [--name NAME]
+#
+# --sighup S also rewrites almanacd.json in the state folder every S seconds (per-file settings for the churned
+# files, alternating between two day changes and zones) and sends the daemon SIGHUP, so the settings are read again
+# under load. --sample S records VmRSS, open descriptors and the heap in use (gdb, when it can attach; a pause of a
+# few ms) every S seconds into the result's `samples` (soak.sh: every 60 s). --name names the result file
+# (Benchmarks/results/NAME.json; default churn, churn-quick with --ci).
 #
 # almanacd is built in release mode into .build-bench (as the daemon benchmarks do) unless --almanacd names one.
 # --ci is the size CI runs (40-55 s in all on the shared 2-core machine): 8 clients for 30 s, the debug almanacd that
@@ -47,7 +53,7 @@
 # the churn operations done, stores listed, the daemon's warnings and failed attaches.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-seconds=60 clients=32 interval=0.1 mix=churn seed=1 build=1 almanacd= ci=0
+seconds=60 clients=32 interval=0.1 mix=churn seed=1 build=1 almanacd= ci=0 sighup=0 sample=0 name=
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds=$2; shift ;;
@@ -58,8 +64,11 @@ while [ $# -gt 0 ]; do
         --almanacd) almanacd=$2; shift ;;
         --no-build) build=0 ;;
         --ci) ci=1 seconds=30 clients=8 ;;
+        --sighup) sighup=$2; shift ;;
+        --sample) sample=$2; shift ;;
+        --name) name=$2; shift ;;
         *) echo "usage: scripts/load-with-churn.sh [--seconds S] [--clients N] [--interval S] [--mix M] [--seed N]" \
-                "[--almanacd PATH] [--no-build] [--ci]" >&2
+                "[--almanacd PATH] [--no-build] [--ci] [--sighup S] [--sample S] [--name NAME]" >&2
            exit 2 ;;
     esac
     shift
@@ -82,11 +91,12 @@ fi
 almanacd=${almanacd:-"$root/.build-bench/release/almanacd"}
 generator=$(generator_bin)
 
-exec python3 - "$root" "$almanacd" "$generator" "$seconds" "$clients" "$interval" "$mix" "$seed" "$ci" <<'PY'
+exec python3 - "$root" "$almanacd" "$generator" "$seconds" "$clients" "$interval" "$mix" "$seed" "$ci" "$sighup" "$sample" "$name" <<'PY'
 import json, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, time
 root, almanacd, generator = sys.argv[1:4]
 seconds, clients, interval, mix, seed = float(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6]), sys.argv[7], int(sys.argv[8])
 ci = sys.argv[9] == "1"
+sighup_every, sample_every, result_name = float(sys.argv[10]), float(sys.argv[11]), sys.argv[12]
 rng = random.Random(seed)
 script_started = time.monotonic()
 
@@ -189,6 +199,13 @@ log = open(log_path, "ab")
 daemons = []
 
 def start_daemon():
+    notify.setblocking(False)  # a READY=1 left from an earlier daemon's reloads must not pass for this one's
+    try:
+        while notify.recv(4096):
+            pass
+    except BlockingIOError:
+        pass
+    notify.setblocking(True)
     started = time.monotonic()
     daemon = subprocess.Popen([almanacd, "--watch", inbox, "--state", state, "--socket", socket_path],
                               stdout=log, stderr=subprocess.STDOUT, env=environment)
@@ -207,6 +224,11 @@ def stop_daemon(daemon):
     try:
         return daemon.wait(timeout=20)
     except subprocess.TimeoutExpired:
+        if shutil.which("gdb"):  # where it hangs, for the log
+            stacks = subprocess.run(["gdb", "-p", str(daemon.pid), "-batch", "-ex", "thread apply all bt 30"],
+                                    capture_output=True, text=True, timeout=120).stdout
+            log.write(b"churn: almanacd did not exit within 20 s of SIGTERM; its threads:\n" + stacks.encode())
+            log.flush()
         daemon.kill()
         daemon.wait()
         return "killed after 20 s without exiting on SIGTERM"
@@ -364,8 +386,34 @@ try:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     rss_peak, fds_peak, rss_series = rss_start or 0, fds_start["total"], []
     load_started = next_sample = time.monotonic()
+    samples = [{"minute": 0.0, "rssMiB": rss_start, "openFiles": fds_start["total"], "heapInUseMiB": heap_start,
+                "filesInFolder": len(inbox_files()), "sighups": 0}]
+    next_soak_sample = load_started + sample_every if sample_every > 0 else float("inf")
+    next_sighup = load_started + sighup_every if sighup_every > 0 else float("inf")
+    sighups = 0
+    def reload_settings():
+        global sighups
+        variant = sighups % 2
+        settings = {"files": {"churn-*": {"dayChange": ["04:00", "05:30"][variant],
+                                          "timeZone": ["Europe/Berlin", "Europe/Brussels"][variant]}}}
+        with open(os.path.join(state, "almanacd.json.part"), "w") as file:
+            json.dump(settings, file)
+        os.rename(os.path.join(state, "almanacd.json.part"), os.path.join(state, "almanacd.json"))
+        daemon.send_signal(signal.SIGHUP)
+        sighups += 1
     while load.poll() is None:
         churn_once()
+        now = time.monotonic()
+        if now >= next_sighup:
+            reload_settings()
+            next_sighup += sighup_every
+        if now >= next_soak_sample:
+            figures = descriptors(daemon.pid) or {"total": None}
+            samples.append({"minute": round((now - load_started) / 60, 2), "rssMiB": rss(daemon.pid),
+                            "openFiles": figures["total"], "heapInUseMiB": heap_in_use(daemon.pid),
+                            "filesInFolder": len(inbox_files()), "sighups": sighups})
+            print(f"soak: {samples[-1]}", flush=True)
+            next_soak_sample += sample_every
         if time.monotonic() >= next_sample:
             sample = rss(daemon.pid) or 0
             rss_peak = max(rss_peak, sample)
@@ -499,12 +547,13 @@ summary = {
     "logLines": len(log_text), "logLinesByLevel": levels,
     "failedAttachLines": sum(attempts_per_file.values()), "filesThatFailed": len(attempts_per_file),
     "mostFailedAttachLinesForOneFile": max(attempts_per_file.values(), default=0),
+    "sighups": sighups, "samples": samples,
     "checks": checks, "passed": all(checks.values()),
     "scriptSeconds": round(time.monotonic() - script_started, 1),
 }
 print(load_output.strip())
 print(json.dumps(summary, indent=2, sort_keys=True))
-name = "churn-quick" if ci else "churn"
+name = result_name or ("churn-quick" if ci else "churn")
 os.makedirs(os.path.join(root, "Benchmarks", "results"), exist_ok=True)
 with open(os.path.join(root, "Benchmarks", "results", name + ".json"), "w") as file:
     json.dump(summary, file, indent=2, sort_keys=True)

@@ -36,7 +36,8 @@ public struct SystemdNotifier: Sendable {
     /// Sends `WATCHDOG=1`.
     public func watchdog() { send("WATCHDOG=1") }
 
-    /// Sends one datagram; returns whether it was delivered.
+    /// Sends one datagram without waiting (as `sd_notify` does: a receiver that stopped reading must not stall the
+    /// daemon, whose status updates come from the watcher and the request path); returns whether it was delivered.
     @discardableResult
     public func send(_ message: String) -> Bool {
         guard let socketPath else { return false }
@@ -56,7 +57,7 @@ public struct SystemdNotifier: Sendable {
         let bytes = Array(message.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, length)
+                sendto(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), socketAddress, length)
             }
         }
         return sent == bytes.count
