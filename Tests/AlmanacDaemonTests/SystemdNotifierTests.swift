@@ -5,21 +5,28 @@ import Testing
 
 @Suite("systemd notifications")
 struct SystemdNotifierTests {
-    @Test func readyReachesANotifySocket() throws {
+    /// A bound datagram socket standing in for systemd's notify socket: its path and descriptor.
+    static func notifySocket() throws -> (String, CInt) {
         let path = "/tmp/og-notify-\(UUID().uuidString.prefix(8)).sock"
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer {
-            close(fd)
-            unlink(path)
-        }
+        try #require(fd >= 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        #expect(bound == 0)
+        if bound != 0 { close(fd) }
+        try #require(bound == 0)
+        return (path, fd)
+    }
+
+    @Test func readyReachesANotifySocket() throws {
+        let (path, fd) = try Self.notifySocket()
+        defer {
+            close(fd)
+            unlink(path)
+        }
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "2000000"])
         #expect(notifier.watchdogInterval == .seconds(2))
         notifier.ready(status: "serving 2 stores, 10 sessions")
@@ -34,20 +41,11 @@ struct SystemdNotifierTests {
     /// A receiver that stopped reading (a full socket buffer) makes `send` report failure at once; it used to block
     /// the sending thread, and with it SIGTERM handling, until the receiver read again.
     @Test func aReceiverThatStoppedReadingDoesNotBlockTheSender() throws {
-        let path = "/tmp/og-notify-\(UUID().uuidString.prefix(8)).sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-        #expect(fd >= 0)
+        let (path, fd) = try Self.notifySocket()
         defer {
             close(fd)
             unlink(path)
         }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": path])
         // The receiver never reads: the datagram queue (net.unix.max_dgram_qlen, 512 by default) fills up.
         var delivered = 0
