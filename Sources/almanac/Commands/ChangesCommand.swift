@@ -130,7 +130,7 @@ struct ChangesCommand: ParsableCommand {
             columns: [
                 .init(header: "", key: "favorite"), .init(header: "CHANGE", key: "change"),
                 .init(header: "WHEN", key: "start"), .init(header: "ROOM", key: "room"),
-                .init(header: "TITLE", key: "title", isFlexible: true),
+                .init(header: "TITLE", key: "title", isFlexible: true, isPrimary: true),
                 .init(header: "BEFORE", key: "previous", isFlexible: true),
                 .init(header: "conference", key: "conference", visibility: .dataOnly),
                 .init(header: "guid", key: "guid", visibility: .dataOnly),

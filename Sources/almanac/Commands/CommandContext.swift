@@ -65,10 +65,16 @@ final class CommandContext {
 
     // MARK: Output
 
+    /// The width output is fitted to: `--width`, else the terminal's on a terminal, else none (output to a file or
+    /// a pipe is never cut).
+    var width: Int? {
+        options.width ?? (terminal.isTerminal ? terminal.width : nil)
+    }
+
     var printer: ListingPrinter {
         ListingPrinter(
             format: options.format,
-            width: terminal.isTerminal || environment["COLUMNS"] != nil ? terminal.width : nil,
+            width: width,
             colors: terminal.colors && options.format == .table
         )
     }

@@ -122,11 +122,12 @@ struct FavCommand: ParsableCommand {
         )
 
         @OptionGroup var options: ClientOptions
-        @Option(help: conferenceHelp) var conference: String?
+        @OptionGroup var filter: SessionFilterOptions
 
         func run() throws {
-            let context = CommandContext(options: options, conference: conference)
+            let context = CommandContext(options: options, conference: filter.conference)
             let conference = try context.conferenceName()
+            let sessionFilter = try SessionFilter.make(filter, conference: conference, context: context)
             var favorites = try context.favoriteObjects()
             if let conference { favorites = favorites.filter { FavoriteKey($0).conference == conference } }
             if options.format == .json || options.format == .ndjson {
@@ -135,13 +136,13 @@ struct FavCommand: ParsableCommand {
             }
             let keys = favorites.map(FavoriteKey.init)
             let found = try context.sessions(guids: Array(Set(keys.map(\.guid))).sorted(), conference: conference)
-            let sessions = found.filter { session in keys.contains { $0.matches(session) } }
+            let sessions = sessionFilter.apply(found.filter { session in keys.contains { $0.matches(session) } })
             let missing = favorites.filter { favorite in !sessions.contains { FavoriteKey(favorite).matches($0) } }
             var changes: JSONObject?
             if missing.contains(where: { $0.values["sessionTitle"]?.stringValue == nil }) {
                 changes = try? context.send(.changes(.init(conference: nil)))
             }
-            let gone = missing.map { favorite in
+            let gone: [SessionSummary] = !sessionFilter.isEmpty ? [] : missing.map { favorite in
                 var session = Self.goneSession(favorite, changes: changes)
                 if session.timeZone == nil { session.timeZone = context.zone(ofConference: session.conference) }
                 return session

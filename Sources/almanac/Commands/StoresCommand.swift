@@ -41,7 +41,7 @@ struct StoresCommand: ParsableCommand {
         Listing(
             columns: [
                 .init(header: "id", key: "id", visibility: .dataOnly),
-                .init(header: "FILE", key: "name", isFlexible: true, visibility: .tableOnly),
+                .init(header: "FILE", key: "name", isFlexible: true, isPrimary: true, visibility: .tableOnly),
                 .init(header: "file", key: "file", visibility: .dataOnly),
                 .init(header: "CONFERENCE", key: "conference", isFlexible: true),
                 .init(header: "ZONE", key: "zone", isFlexible: true, visibility: .tableOnly),

@@ -49,17 +49,34 @@ struct ListingPrinter {
         return output
     }
 
-    /// Shrinks flexible columns (widest first) until the table fits the terminal.
+    /// Shrinks flexible columns until the table fits the terminal: first the secondary ones (room, track,
+    /// conference) down to a readable width, then the primary one (the title) down to its own, then all of them
+    /// down to a few columns. The widest candidate shrinks first at each stage.
     private func fit(_ widths: inout [Int], columns: [Listing.Column]) {
         guard let width else { return }
-        let minimum = 8
         var total = widths.reduce(0, +) + 2 * (widths.count - 1)
-        while total > width {
-            let candidates = widths.indices.filter { columns[$0].isFlexible && widths[$0] > minimum }
-            guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { return }
-            let cut = min(total - width, widths[widest] - minimum)
-            widths[widest] -= cut
-            total -= cut
+        let headers = columns.map { TextWidth.of($0.header) }
+        let stages: [(primary: Bool, floor: (Int) -> Int)] = [
+            (false, { max(headers[$0], 12) }),
+            (true, { max(headers[$0], 24) }),
+            (false, { max(headers[$0], 6) }),
+            (true, { max(headers[$0], 10) }),
+            (false, { _ in 3 }),
+            (true, { _ in 3 }),
+        ]
+        for stage in stages {
+            while total > width {
+                let candidates = widths.indices.filter {
+                    columns[$0].isFlexible && columns[$0].isPrimary == stage.primary && widths[$0] > stage.floor($0)
+                }
+                guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
+                // Shrink the widest down to the next widest (so they shrink together), by at least one column.
+                let next = max(stage.floor(widest), candidates.filter { $0 != widest }.map { widths[$0] }.max() ?? 0)
+                let step = max(1, min(total - width, widths[widest] - next))
+                let target = max(stage.floor(widest), widths[widest] - step)
+                total -= widths[widest] - target
+                widths[widest] = target
+            }
         }
     }
 
