@@ -20,8 +20,22 @@ final class CommandContext {
         guard let at = options.at else { return Date() }
         if WireDateInput.hasOffset(at) { return WireDateInput.parse(at) ?? Date() }
         let name = try? conferenceName()
-        let zone = (try? catalog())?.sharedZone(conference: name ?? nil) ?? display.fallback
-        return WireDateInput.parse(at, in: zone) ?? Date()
+        let conferenceZone = (try? catalog())?.sharedZone(conference: name ?? nil)
+        let zone = conferenceZone ?? display.fallback
+        let date = WireDateInput.parse(at, in: zone) ?? Date()
+        let whose: String
+        if conferenceZone != nil, let name = name ?? nil {
+            whose = "the zone of \(name)"
+        } else if conferenceZone != nil {
+            whose = "the zone of every served conference"
+        } else {
+            whose = "this machine's zone"
+        }
+        let note = "almanac: --at \(at) read in \(zone.identifier) (\(whose)) as "
+            + TimeDisplay.clock(date, in: zone) + " " + TimeDisplay.abbreviation(of: zone, at: date)
+            + "; give an offset (+01:00) to choose\n"
+        FileHandle.standardError.write(Data(note.utf8))
+        return date
     }()
 
     init(

@@ -45,6 +45,17 @@ struct ConflictsCommand: ParsableCommand {
         return result
     }
 
+    /// When the two sessions both run: `Sat 28 Dec 11:30–12:00 CET`.
+    static func overlapSpan(_ conflict: Conflict, display: TimeDisplay) -> String {
+        guard let firstStart = conflict.first.start, let secondStart = conflict.second.start,
+            let firstEnd = conflict.first.end, let secondEnd = conflict.second.end
+        else { return display.span(conflict.first) }
+        var window = conflict.first
+        window.start = max(firstStart, secondStart)
+        window.end = min(firstEnd, secondEnd)
+        return display.span(window)
+    }
+
     func run() throws {
         let context = CommandContext(options: options, conference: conference)
         let conference = try context.conferenceName()
@@ -59,7 +70,9 @@ struct ConflictsCommand: ParsableCommand {
             ],
             rows: found.map { conflict in
                 [
-                    .init(context.display.span(conflict.first), raw: conflict.first.start.map { WireDate.string(from: $0) } ?? ""),
+                    .init(
+                        Self.overlapSpan(conflict, display: context.display),
+                        raw: conflict.second.start.map { WireDate.string(from: $0) } ?? ""),
                     .init("\(conflict.first.title) (\(conflict.first.room ?? "?"))", raw: conflict.first.guid),
                     .init("\(conflict.second.title) (\(conflict.second.room ?? "?"))", raw: conflict.second.guid),
                     .init("\(conflict.minutes) min", raw: String(conflict.minutes), style: .red),

@@ -32,19 +32,40 @@ struct StoresCommand: ParsableCommand {
         let stores: WireResponse.Stores
         do { stores = try WireResponse.Stores(json: body) } catch { throw ClientError.protocolFailure(error.message) }
         let objects = body["stores"]?.arrayValue ?? []
-        context.print(Self.listing(stores.stores, objects: objects, display: context.display))
+        var sessions: [String: Int] = [:]
+        if options.format != .json, options.format != .ndjson {
+            // One small fetch: every served session's store, counted per store.
+            let fetch = WireRequest.Fetch(entity: "Session", properties: ["guid"])
+            for object in try context.send(.fetch(fetch), as: WireResponse.Fetch.self).objects {
+                sessions[object.store, default: 0] += 1
+            }
+        }
+        context.print(
+            Self.listing(
+                stores.stores, objects: objects, display: context.display, sessions: sessions, verbose: verbose))
         if verbose, options.format == .table { context.write(Self.warnings(stores.stores)) }
     }
 
     /// The stores as a table: the file's last path component for people, the full path and every field for scripts.
-    static func listing(_ stores: [WireResponse.StoreInfo], objects: [JSONValue], display: TimeDisplay) -> Listing {
+    ///
+    /// - Parameters:
+    ///   - sessions: The number of sessions each store (by id) serves.
+    ///   - verbose: Whether the table shows the store ids (scripts always get them).
+    static func listing(
+        _ stores: [WireResponse.StoreInfo],
+        objects: [JSONValue],
+        display: TimeDisplay,
+        sessions: [String: Int] = [:],
+        verbose: Bool = false
+    ) -> Listing {
         Listing(
             columns: [
-                .init(header: "id", key: "id", visibility: .dataOnly),
+                .init(header: "ID", key: "id", visibility: verbose ? .everywhere : .dataOnly),
                 .init(header: "FILE", key: "name", isFlexible: true, isPrimary: true, visibility: .tableOnly),
                 .init(header: "file", key: "file", visibility: .dataOnly),
                 .init(header: "CONFERENCE", key: "conference", isFlexible: true),
-                .init(header: "ZONE", key: "zone", isFlexible: true, visibility: .tableOnly),
+                .init(header: "FORMAT", key: "format", isFlexible: true, isOptional: true, visibility: .tableOnly),
+                .init(header: "ZONE", key: "zone", isFlexible: true, isOptional: true, visibility: .tableOnly),
                 .init(header: "timeZone", key: "timeZone", visibility: .dataOnly),
                 .init(header: "timeZoneSource", key: "timeZoneSource", visibility: .dataOnly),
                 .init(header: "STATUS", key: "status", isFlexible: true),
@@ -52,9 +73,11 @@ struct StoresCommand: ParsableCommand {
                 .init(header: "type", key: "type", visibility: .dataOnly),
                 .init(header: "configuration", key: "configuration", visibility: .dataOnly),
                 .init(header: "readOnly", key: "readOnly", visibility: .dataOnly),
-                .init(header: "OBJECTS", key: "objects", alignment: .right),
+                .init(header: "SESSIONS", key: "sessions", alignment: .right),
+                .init(header: "objects", key: "objects", visibility: .dataOnly),
                 .init(header: "WARN", key: "warnings", alignment: .right),
                 .init(header: "warningMessages", key: "warningMessages", visibility: .dataOnly),
+                .init(header: "LOADED", key: "loaded", isOptional: true, visibility: .tableOnly),
                 .init(header: "loadedAt", key: "loadedAt", visibility: .dataOnly),
                 .init(header: "ERROR", key: "error", isFlexible: true),
                 .init(header: "settingsError", key: "settingsError", visibility: .dataOnly),
@@ -65,6 +88,7 @@ struct StoresCommand: ParsableCommand {
                     .init(fileName(store.file)),
                     .init(store.file),
                     .init(store.conference ?? "", raw: store.conference ?? ""),
+                    .init(formatName(store.type)),
                     zoneCell(store),
                     .init(store.timeZone ?? ""),
                     .init(store.timeZoneSource ?? ""),
@@ -73,12 +97,14 @@ struct StoresCommand: ParsableCommand {
                     .init(store.type),
                     .init(store.configuration ?? ""),
                     .init(store.isReadOnly ? "true" : "false"),
+                    .init(store.status == .serving || store.status == .stale ? String(sessions[store.id] ?? 0) : "—"),
                     .init(String(store.objects)),
                     .init(
                         store.warnings.count == 0 ? "" : String(store.warnings.count),
                         raw: String(store.warnings.count),
                         style: store.warnings.count == 0 ? .plain : .yellow),
                     .init(store.warnings.messages.joined(separator: "\n")),
+                    .init(store.loadedAt.map { loadedText($0, display: display) } ?? ""),
                     .init(store.loadedAt.map { WireDate.string(from: $0) } ?? ""),
                     errorCell(store),
                     .init(store.settingsError ?? ""),
@@ -86,6 +112,25 @@ struct StoresCommand: ParsableCommand {
             },
             objects: objects
         )
+    }
+
+    /// When a store was loaded, short: `19:09` today, `24 Nov 19:09` before (in the viewer's zone).
+    static func loadedText(_ date: Date, display: TimeDisplay, now: Date = Date()) -> String {
+        let zone = display.timeZone(for: nil)
+        let clock = TimeDisplay.clock(date, in: zone)
+        guard TimeDisplay.isoDay(date, in: zone) != TimeDisplay.isoDay(now, in: zone) else { return clock }
+        return String(TimeDisplay.day(date, in: zone).dropFirst(4)) + " " + clock
+    }
+
+    /// The reader or store type as a person names the format: `FrabXML` → `frab XML`.
+    static func formatName(_ type: String) -> String {
+        switch type {
+        case "FrabXML": return "frab XML"
+        case "FrabJSON": return "frab JSON"
+        case "ICalendar", "ICS": return "iCalendar"
+        case "XML": return "XML store"
+        default: return type
+        }
     }
 
     /// `Europe/Berlin (file)`, `UTC (assumed!)`.

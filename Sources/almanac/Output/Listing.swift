@@ -15,6 +15,9 @@ struct Listing: Sendable {
         /// Whether the column is what a person reads the row for (a title): the other flexible columns (room,
         /// track, conference) shrink first, and this one only when they cannot shrink further.
         var isPrimary = false
+        /// Whether a table too wide for the terminal may leave the column out (the last such column first), once
+        /// the flexible columns are as narrow as they read well.
+        var isOptional = false
         /// Where the column appears.
         var visibility: Visibility = .everywhere
 

@@ -21,16 +21,25 @@ struct ListingPrinter {
     // MARK: Table
 
     private func table(_ listing: Listing) -> String {
+        var listing = listing
+        var widths = naturalWidths(listing)
+        // Leave optional columns out (the last first) while the table does not fit with readable widths.
+        while let width, let optional = listing.columns.lastIndex(where: \.isOptional) {
+            var trial = widths
+            fit(&trial, columns: listing.columns, typical: typicalWidths(listing), stages: 5)
+            guard trial.reduce(0, +) + 2 * (trial.count - 1) > width else { break }
+            listing.columns.remove(at: optional)
+            listing.rows = listing.rows.map { row in
+                var row = row
+                if optional < row.count { row.remove(at: optional) }
+                return row
+            }
+            widths.remove(at: optional)
+        }
         let columns = listing.columns
         guard !columns.isEmpty else { return "" }
-        var widths = columns.map { TextWidth.of($0.header) }
         let rows = listing.rows.map { $0.map { TextWidth.singleLine($0.text) } }
-        for row in rows {
-            for (index, text) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], TextWidth.of(text))
-            }
-        }
-        fit(&widths, columns: columns)
+        fit(&widths, columns: columns, typical: typicalWidths(listing))
         var output = ""
         let header = columns.enumerated().map { index, column in
             TextWidth.pad(column.header, to: widths[index], alignRight: column.alignment == .right)
@@ -49,22 +58,45 @@ struct ListingPrinter {
         return output
     }
 
-    /// Shrinks flexible columns until the table fits the terminal: first the secondary ones (room, track,
-    /// conference) down to a readable width, then the primary one (the title) down to its own, then all of them
-    /// down to a few columns. The widest candidate shrinks first at each stage.
-    private func fit(_ widths: inout [Int], columns: [Listing.Column]) {
+    /// Shrinks flexible columns until the table fits the terminal: first the primary one to the width nine in ten
+    /// of its cells fit in, then the secondary ones (room, track,
+    /// conference) to 12 columns, the title to 40, the secondary ones to 8, the title to 24 then 10, then all of
+    /// them down to a few columns. The widest candidate shrinks first at each stage.
+    /// The width nine in ten cells of each column fit in.
+    private func typicalWidths(_ listing: Listing) -> [Int] {
+        listing.columns.indices.map { index in
+            let sizes = listing.rows.map { index < $0.count ? TextWidth.of(TextWidth.singleLine($0[index].text)) : 0 }
+                .sorted()
+            return sizes.isEmpty ? 0 : sizes[min(sizes.count - 1, sizes.count * 9 / 10)]
+        }
+    }
+
+    private func naturalWidths(_ listing: Listing) -> [Int] {
+        var widths = listing.columns.map { TextWidth.of($0.header) }
+        for row in listing.rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], TextWidth.of(TextWidth.singleLine(cell.text)))
+            }
+        }
+        return widths
+    }
+
+    private func fit(_ widths: inout [Int], columns: [Listing.Column], typical: [Int], stages count: Int = 8) {
         guard let width else { return }
         var total = widths.reduce(0, +) + 2 * (widths.count - 1)
         let headers = columns.map { TextWidth.of($0.header) }
         let stages: [(primary: Bool, floor: (Int) -> Int)] = [
+            // A title longer than nine in ten of the others does not push the other columns aside.
+            (true, { max(headers[$0], 24, typical[$0]) }),
             (false, { max(headers[$0], 12) }),
+            (true, { max(headers[$0], 40) }),
+            (false, { max(headers[$0], 8) }),
             (true, { max(headers[$0], 24) }),
-            (false, { max(headers[$0], 6) }),
             (true, { max(headers[$0], 10) }),
             (false, { _ in 3 }),
             (true, { _ in 3 }),
         ]
-        for stage in stages {
+        for stage in stages.prefix(count) {
             while total > width {
                 let candidates = widths.indices.filter {
                     columns[$0].isFlexible && columns[$0].isPrimary == stage.primary && widths[$0] > stage.floor($0)

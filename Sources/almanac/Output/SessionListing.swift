@@ -18,7 +18,7 @@ enum SessionListing {
             .init(header: "end", key: "end", visibility: .dataOnly),
             .init(header: "ROOM", key: "room", isFlexible: true),
             .init(header: "TITLE", key: "title", isFlexible: true, isPrimary: true),
-            .init(header: "TRACK", key: "track", isFlexible: true),
+            .init(header: "TRACK", key: "track", isFlexible: true, isOptional: true),
         ]
         if showConference { columns.append(.init(header: "CONF", key: "conference", isFlexible: true)) }
         columns += [
