@@ -2,6 +2,8 @@ import AlmanacWire
 import Foundation
 import Testing
 
+@testable import almanac
+
 /// Runs the built `almanac` binary against a live server with canned data.
 @Suite(.timeLimit(.minutes(2)))
 struct EndToEndTests {
@@ -68,16 +70,32 @@ struct EndToEndTests {
         }
     }
 
-    @Test func gridWithCOLUMNSDrawsTheTimetable() async throws {
+    @Test func gridWithWidthDrawsTheTimetable() async throws {
         let golden = try #require(Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
         try await withFakeDaemon { socket in
             let result = try await almanac(
-                ["grid", "--day", "2024-12-28", "--conference", "38c3", "--at", "2024-12-28T10:40:00+01:00"],
-                socket: socket,
-                extraEnvironment: ["COLUMNS": "100"]
+                [
+                    "grid", "--day", "2024-12-28", "--conference", "38c3", "--at", "2024-12-28T10:40:00+01:00",
+                    "--width", "100",
+                ],
+                socket: socket
             )
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout == (try String(contentsOf: golden, encoding: .utf8)))
+        }
+    }
+
+    @Test func pipedOutputIsNeverCutEvenWithCOLUMNS() async throws {
+        try await withFakeDaemon { socket in
+            let piped = try await almanac(
+                ["day", "2024-12-28", "--conference", "38c3"], socket: socket, extraEnvironment: ["COLUMNS": "40"])
+            #expect(piped.status == 0, "\(piped.stderr)")
+            #expect(piped.stdout.contains("Memory safety in practice: a long title that will not fit in a box"))
+            #expect(!piped.stdout.contains("…"))
+            let cut = try await almanac(["day", "2024-12-28", "--conference", "38c3", "--width", "60"], socket: socket)
+            #expect(cut.status == 0, "\(cut.stderr)")
+            #expect(cut.stdout.split(separator: "\n").allSatisfy { TextWidth.of(String($0)) <= 60 }, "\(cut.stdout)")
+            #expect(cut.stdout.contains("…"))
         }
     }
 

@@ -32,12 +32,13 @@ struct StoresCommand: ParsableCommand {
         let stores: WireResponse.Stores
         do { stores = try WireResponse.Stores(json: body) } catch { throw ClientError.protocolFailure(error.message) }
         let objects = body["stores"]?.arrayValue ?? []
-        var sessions: [String: Int] = [:]
+        var sessions: [String: Int]?
         if options.format != .json, options.format != .ndjson {
+            sessions = [:]
             // One small fetch: every served session's store, counted per store.
             let fetch = WireRequest.Fetch(entity: "Session", properties: ["guid"])
             for object in try context.send(.fetch(fetch), as: WireResponse.Fetch.self).objects {
-                sessions[object.store, default: 0] += 1
+                sessions?[object.store, default: 0] += 1
             }
         }
         context.print(
@@ -49,13 +50,13 @@ struct StoresCommand: ParsableCommand {
     /// The stores as a table: the file's last path component for people, the full path and every field for scripts.
     ///
     /// - Parameters:
-    ///   - sessions: The number of sessions each store (by id) serves.
+    ///   - sessions: The number of sessions each store (by id) serves (nil: not counted).
     ///   - verbose: Whether the table shows the store ids (scripts always get them).
     static func listing(
         _ stores: [WireResponse.StoreInfo],
         objects: [JSONValue],
         display: TimeDisplay,
-        sessions: [String: Int] = [:],
+        sessions: [String: Int]? = nil,
         verbose: Bool = false
     ) -> Listing {
         Listing(
@@ -65,7 +66,7 @@ struct StoresCommand: ParsableCommand {
                 .init(header: "file", key: "file", visibility: .dataOnly),
                 .init(header: "CONFERENCE", key: "conference", isFlexible: true),
                 .init(header: "FORMAT", key: "format", isFlexible: true, isOptional: true, visibility: .tableOnly),
-                .init(header: "ZONE", key: "zone", isFlexible: true, isOptional: true, visibility: .tableOnly),
+                .init(header: "ZONE", key: "zone", isFlexible: true, minimumWidth: 14, visibility: .tableOnly),
                 .init(header: "timeZone", key: "timeZone", visibility: .dataOnly),
                 .init(header: "timeZoneSource", key: "timeZoneSource", visibility: .dataOnly),
                 .init(header: "STATUS", key: "status", isFlexible: true),
@@ -79,7 +80,7 @@ struct StoresCommand: ParsableCommand {
                 .init(header: "warningMessages", key: "warningMessages", visibility: .dataOnly),
                 .init(header: "LOADED", key: "loaded", isOptional: true, visibility: .tableOnly),
                 .init(header: "loadedAt", key: "loadedAt", visibility: .dataOnly),
-                .init(header: "ERROR", key: "error", isFlexible: true),
+                .init(header: "ERROR", key: "error", isFlexible: true, shrinksFirst: true),
                 .init(header: "settingsError", key: "settingsError", visibility: .dataOnly),
             ],
             rows: stores.map { store in
@@ -97,7 +98,7 @@ struct StoresCommand: ParsableCommand {
                     .init(store.type),
                     .init(store.configuration ?? ""),
                     .init(store.isReadOnly ? "true" : "false"),
-                    .init(store.status == .serving || store.status == .stale ? String(sessions[store.id] ?? 0) : "—"),
+                    sessionsCell(store, count: sessions.map { $0[store.id] ?? 0 }),
                     .init(String(store.objects)),
                     .init(
                         store.warnings.count == 0 ? "" : String(store.warnings.count),
@@ -112,6 +113,13 @@ struct StoresCommand: ParsableCommand {
             },
             objects: objects
         )
+    }
+
+    /// How many sessions a store serves: a dash for one that serves none by its state (shadowed, failed), empty
+    /// when not counted.
+    static func sessionsCell(_ store: WireResponse.StoreInfo, count: Int?) -> Listing.Cell {
+        guard store.status == .serving || store.status == .stale else { return .init("—", raw: "") }
+        return .init(count.map(String.init) ?? "", raw: count.map(String.init) ?? "")
     }
 
     /// When a store was loaded, short: `19:09` today, `24 Nov 19:09` before (in the viewer's zone).
@@ -133,10 +141,10 @@ struct StoresCommand: ParsableCommand {
         }
     }
 
-    /// `Europe/Berlin (file)`, `UTC (assumed!)`.
+    /// `Europe/Berlin` (named by the file), `Europe/Berlin (configured)`, `UTC (assumed!)`.
     static func zoneCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
         guard let zone = store.timeZone, !zone.isEmpty else { return .init("") }
-        guard let source = store.timeZoneSource, !source.isEmpty else { return .init(zone) }
+        guard let source = store.timeZoneSource, !source.isEmpty, source != "file" else { return .init(zone) }
         let isAssumed = source == "assumed"
         return .init("\(zone) (\(source)\(isAssumed ? "!" : ""))", style: isAssumed ? .yellow : .plain)
     }

@@ -192,7 +192,7 @@ struct GridRenderer {
         var wrapped = wrap(text, width: inner)
         if wrapped.count > height {
             let rest = wrapped[(height - 1)...].joined(separator: " ")
-            wrapped = Array(wrapped.prefix(height - 1)) + [TextWidth.clip(rest, to: inner)]
+            wrapped = Array(wrapped.prefix(height - 1)) + [TextWidth.clip(rest, to: inner, wholeWords: true)]
         }
         func filled(_ content: String, with fill: String) -> String {
             content + String(repeating: fill, count: max(0, inner - TextWidth.of(content)))

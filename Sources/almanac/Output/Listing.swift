@@ -15,6 +15,10 @@ struct Listing: Sendable {
         /// Whether the column is what a person reads the row for (a title): the other flexible columns (room,
         /// track, conference) shrink first, and this one only when they cannot shrink further.
         var isPrimary = false
+        /// The narrowest the column gets before the primary column shrinks below 10 (`UTC (assumed!)` stays whole).
+        var minimumWidth = 0
+        /// Whether the column gives way before every other (an error text, read in full with `--verbose`).
+        var shrinksFirst = false
         /// Whether a table too wide for the terminal may leave the column out (the last such column first), once
         /// the flexible columns are as narrow as they read well.
         var isOptional = false

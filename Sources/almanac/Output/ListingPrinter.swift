@@ -22,11 +22,22 @@ struct ListingPrinter {
 
     private func table(_ listing: Listing) -> String {
         var listing = listing
+        // An optional column with nothing in it (no errors, no tracks) is left out.
+        for index in listing.columns.indices.reversed()
+        where !listing.rows.isEmpty && (listing.columns[index].isOptional || listing.columns[index].shrinksFirst) {
+            guard listing.rows.allSatisfy({ index >= $0.count || $0[index].text.isEmpty }) else { continue }
+            listing.columns.remove(at: index)
+            listing.rows = listing.rows.map { row in
+                var row = row
+                if index < row.count { row.remove(at: index) }
+                return row
+            }
+        }
         var widths = naturalWidths(listing)
         // Leave optional columns out (the last first) while the table does not fit with readable widths.
         while let width, let optional = listing.columns.lastIndex(where: \.isOptional) {
             var trial = widths
-            fit(&trial, columns: listing.columns, typical: typicalWidths(listing), stages: 5)
+            fit(&trial, columns: listing.columns, typical: typicalWidths(listing), stages: 6)
             guard trial.reduce(0, +) + 2 * (trial.count - 1) > width else { break }
             listing.columns.remove(at: optional)
             listing.rows = listing.rows.map { row in
@@ -58,7 +69,8 @@ struct ListingPrinter {
         return output
     }
 
-    /// Shrinks flexible columns until the table fits the terminal: first the primary one to the width nine in ten
+    /// Shrinks flexible columns until the table fits the terminal: first those that shrink first (errors) to 20
+    /// columns, then the primary one to the width nine in ten
     /// of its cells fit in, then the secondary ones (room, track,
     /// conference) to 12 columns, the title to 40, the secondary ones to 8, the title to 24 then 10, then all of
     /// them down to a few columns. The widest candidate shrinks first at each stage.
@@ -81,16 +93,18 @@ struct ListingPrinter {
         return widths
     }
 
-    private func fit(_ widths: inout [Int], columns: [Listing.Column], typical: [Int], stages count: Int = 8) {
+    private func fit(_ widths: inout [Int], columns: [Listing.Column], typical: [Int], stages count: Int = 9) {
         guard let width else { return }
         var total = widths.reduce(0, +) + 2 * (widths.count - 1)
         let headers = columns.map { TextWidth.of($0.header) }
+        let natural = widths
         let stages: [(primary: Bool, floor: (Int) -> Int)] = [
+            (false, { columns[$0].shrinksFirst ? max(headers[$0], 20) : natural[$0] }),
             // A title longer than nine in ten of the others does not push the other columns aside.
             (true, { max(headers[$0], 24, typical[$0]) }),
-            (false, { max(headers[$0], 12) }),
+            (false, { max(headers[$0], 12, columns[$0].minimumWidth) }),
             (true, { max(headers[$0], 40) }),
-            (false, { max(headers[$0], 8) }),
+            (false, { max(headers[$0], 8, columns[$0].minimumWidth) }),
             (true, { max(headers[$0], 24) }),
             (true, { max(headers[$0], 10) }),
             (false, { _ in 3 }),

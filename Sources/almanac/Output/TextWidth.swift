@@ -23,8 +23,9 @@ enum TextWidth {
     }
 
     /// The text cut to at most `width` columns, ending in `…` when cut. The cut falls after a whole word when
-    /// that keeps at least half the width (`Saal GLITCH…`, not `Saal GL…`), else inside the word.
-    static func clip(_ text: String, to width: Int) -> String {
+    /// that keeps at least half the width (`Saal GLITCH…`, not `Saal GL…`), else inside the word; with
+    /// `wholeWords`, after a whole word whenever the text has a space before the cut.
+    static func clip(_ text: String, to width: Int, wholeWords: Bool = false) -> String {
         guard width > 0 else { return "" }
         guard of(text) > width else { return text }
         var result = ""
@@ -39,7 +40,7 @@ enum TextWidth {
         }
         // Cut at the last space when the cut would otherwise split a word.
         if let next = rest.first, !next.isWhitespace, let space = result.lastIndex(where: \.isWhitespace),
-            of(String(result[..<space])) * 2 >= width
+            wholeWords || of(String(result[..<space])) * 2 >= width
         {
             result = String(result[..<space])
         }
