@@ -13,8 +13,8 @@ struct ChangesCommand: ParsableCommand {
 
             EXAMPLES:
               almanac changes
-              almanac changes 38C3 --format json
-              almanac changes "38th Chaos Communication Congress"
+              almanac changes SSD26 --format json
+              almanac changes "Swift Server Days 2026"
             """
     )
 

@@ -11,7 +11,7 @@ struct ConflictsCommand: ParsableCommand {
 
             EXAMPLES:
               almanac conflicts
-              almanac conflicts --conference 38c3 --format json
+              almanac conflicts --conference ssd26 --format json
             """
     )
 

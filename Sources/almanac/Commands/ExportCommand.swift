@@ -19,7 +19,7 @@ struct ExportCommand: ParsableCommand {
 
                 EXAMPLES:
                   almanac export ics --favorites > favourites.ics
-                  almanac export ics --conference 38c3 --output 38c3.ics
+                  almanac export ics --conference ssd26 --output ssd26.ics
                 """
         )
 

@@ -12,8 +12,8 @@ struct FavCommand: ParsableCommand {
             whose session a newer release removes can still be named.
 
             EXAMPLES:
-              almanac fav add 6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
-              almanac fav remove x-almanac://38c3/Session/p42
+              almanac fav add 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
+              almanac fav remove x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Session/p12
               almanac fav list
             """,
         subcommands: [Add.self, Remove.self, List.self],
@@ -25,8 +25,8 @@ struct FavCommand: ParsableCommand {
             abstract: "Mark a session as favourite.",
             discussion: """
                 EXAMPLES:
-                  almanac fav add 6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
-                  almanac fav add x-almanac://38c3/Session/p42 --note "with Ana" --store favorites.sqlite
+                  almanac fav add 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
+                  almanac fav add x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Session/p12 --note "with Ana" --store personal.sqlite
                 """
         )
 
@@ -87,7 +87,7 @@ struct FavCommand: ParsableCommand {
             abstract: "Remove a session from the favourites.",
             discussion: """
                 EXAMPLES:
-                  almanac fav remove 6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
+                  almanac fav remove 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
                 """
         )
 
@@ -117,7 +117,7 @@ struct FavCommand: ParsableCommand {
 
                 EXAMPLES:
                   almanac fav list
-                  almanac fav list --conference 38c3 --format csv
+                  almanac fav list --conference ssd26 --format csv
                 """
         )
 

@@ -17,8 +17,8 @@ struct NowCommand: ParsableCommand {
 
             EXAMPLES:
               almanac now
-              almanac now --conference 38c3 --at 2024-12-28T11:00+01:00
-              almanac now --day --conference "38th Chaos Communication Congress"
+              almanac now --conference ssd26 --at 2026-11-23T10:00+01:00
+              almanac now --day --conference "Swift Server Days 2026"
             """
     )
 
@@ -80,7 +80,7 @@ struct NextCommand: ParsableCommand {
         discussion: """
             EXAMPLES:
               almanac next
-              almanac next --within 2h --conference 38c3
+              almanac next --within 2h --conference ssd26
             """
     )
 
@@ -123,8 +123,8 @@ struct DayCommand: ParsableCommand {
 
             EXAMPLES:
               almanac day
-              almanac day 2024-12-28 --conference 38c3 --format csv
-              almanac day tomorrow --conference 38C3.xml --tz America/New_York
+              almanac day 2026-11-23 --conference ssd26 --format csv
+              almanac day tomorrow --conference swift-server-days-2026.xml --tz America/New_York
             """
     )
 

@@ -11,8 +11,8 @@ struct SearchCommand: ParsableCommand {
             accents; sessions whose title matches come first (the daemon's order).
 
             EXAMPLES:
-              almanac search "memory safety"
-              almanac search nix --conference fosdem-2021 --format json
+              almanac search "structured concurrency"
+              almanac search storage --conference ssd26 --format json
             """
     )
 

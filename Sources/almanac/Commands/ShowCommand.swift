@@ -14,8 +14,8 @@ struct ShowCommand: ParsableCommand {
 
             EXAMPLES:
               almanac show 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
-              almanac show "structured concurrency" --conference ssd26
-              almanac show "structured concurrency" --format json
+              almanac show "structured concurrency in practice" --conference ssd26
+              almanac show "faulting large object graphs" --format json
             """
     )
 

@@ -14,8 +14,8 @@ struct GridRenderer {
     var now: Date?
     /// GUIDs of favourite sessions.
     var favorites: Set<String> = []
-    /// The conference day's window (e.g. 10:00 to 04:00 the next morning): the rows cover it as well as the
-    /// sessions. A window of more than 20 hours (a day the schedule gives no times for, 06:00 to 06:00) is left
+    /// The conference day's window (e.g. 10:00 to 04:00 the next morning): the rows start at its start and run to
+    /// the last session's end, or to now when now is later in the window. A window of more than 20 hours (a day the schedule gives no times for, 06:00 to 06:00) is left
     /// out, so that the rows cover the sessions only rather than a mostly empty night.
     var window: DateInterval?
     /// Minutes per row.
@@ -65,8 +65,10 @@ struct GridRenderer {
         var firstStart = first.timeIntervalSince1970
         var lastEnd = timed.map { ($0.end ?? $0.start!).timeIntervalSince1970 }.max()!
         if let window, window.duration <= Self.maximumWindow {
+            // From the day's start (so that an early morning reads as empty), to the last session's end, or to
+            // now when now is later in the day (a late-night view of the day still shows where now is).
             firstStart = min(firstStart, window.start.timeIntervalSince1970)
-            lastEnd = max(lastEnd, window.end.timeIntervalSince1970)
+            if let now, window.contains(now) { lastEnd = max(lastEnd, now.timeIntervalSince1970 + 1) }
         }
         let rangeStart = floor(firstStart / slot) * slot
         let rangeEnd = min(ceil(lastEnd / slot) * slot, rangeStart + Self.maximumSpan)

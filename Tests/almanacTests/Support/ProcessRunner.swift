@@ -8,7 +8,9 @@ enum ProcessRunner {
         var stderr: String
     }
 
-    static func run(_ executable: String, arguments: [String], environment: [String: String]? = nil) async throws -> Result {
+    static func run(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil, directory: URL? = nil
+    ) async throws -> Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aw-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -22,6 +24,7 @@ enum ProcessRunner {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
