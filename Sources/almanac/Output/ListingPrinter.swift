@@ -37,7 +37,7 @@ struct ListingPrinter {
         // Leave optional columns out (the last first) while the table does not fit with readable widths.
         while let width, let optional = listing.columns.lastIndex(where: \.isOptional) {
             var trial = widths
-            fit(&trial, columns: listing.columns, typical: typicalWidths(listing), stages: 6)
+            fit(&trial, columns: listing.columns, typical: typicalWidths(listing), stages: 4)
             guard trial.reduce(0, +) + 2 * (trial.count - 1) > width else { break }
             listing.columns.remove(at: optional)
             listing.rows = listing.rows.map { row in
