@@ -30,11 +30,13 @@ struct EndToEndTests {
 
     @Test func queryPrintsATable() async throws {
         try await withFakeDaemon { socket in
-            let result = try await almanac(["query", "Session", "--fields", "title,room.name", "--limit", "2"], socket: socket)
+            let result = try await almanac(
+                ["query", "Session", "--fields", "title,room.name", "--limit", "2"], socket: socket)
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
             #expect(lines.first == "title                                                               room.name")
-            #expect(lines.dropFirst().first == "Opening Ceremony                                                    Saal 1")
+            #expect(
+                lines.dropFirst().first == "Opening Ceremony                                                    Saal 1")
             #expect(lines.count == 3)
         }
     }
@@ -57,7 +59,8 @@ struct EndToEndTests {
             #expect(!result.stdout.contains("Opening Ceremony"))
             let csv = try await almanac(["day", "2024-12-28", "--format", "csv", "--utc"], socket: socket)
             #expect(csv.status == 0, "\(csv.stderr)")
-            #expect(csv.stdout.hasPrefix("start,end,room,title,track,favorite,status,guid,uri\r\n2024-12-28T09:00:00Z,"))
+            #expect(
+                csv.stdout.hasPrefix("start,end,room,title,track,favorite,status,guid,uri\r\n2024-12-28T09:00:00Z,"))
         }
     }
 
@@ -71,7 +74,8 @@ struct EndToEndTests {
     }
 
     @Test func gridWithWidthDrawsTheTimetable() async throws {
-        let golden = try #require(Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
+        let golden = try #require(
+            Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
         try await withFakeDaemon { socket in
             let result = try await almanac(
                 [

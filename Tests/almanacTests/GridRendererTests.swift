@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test func matchesTheGoldenFileAt100Columns() throws {
-        let url = try #require(Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
+        let url = try #require(
+            Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
         let expected = try String(contentsOf: url, encoding: .utf8)
         let actual = render(width: 100)
         if actual != expected {
@@ -108,7 +109,8 @@ import Testing
                 == ["┌A longer┐", "│title   │", "│here    │", "└────────┘"]
         )
         // Every line holds text, the borders included, so a two-row box holds two lines.
-        #expect(GridRenderer.box("A longer title here", width: 10, height: 3) == ["┌A longer┐", "│title   │", "└here────┘"])
+        #expect(
+            GridRenderer.box("A longer title here", width: 10, height: 3) == ["┌A longer┐", "│title   │", "└here────┘"])
         #expect(GridRenderer.box("A longer title here", width: 10, height: 2) == ["┌A longer┐", "└title…──┘"])
         #expect(GridRenderer.box("Supercalifragilistic", width: 10, height: 2) == ["┌Superca…┐", "└────────┘"])
     }

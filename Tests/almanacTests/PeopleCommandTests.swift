@@ -27,7 +27,8 @@ struct PeopleCommandTests {
             let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             #expect(lines.first == "Structured concurrency in practice")
             // The machine runs in UTC (TZ=UTC): the viewer's time is added.
-            #expect(lines.contains("  When        Mon 23 Nov 2026 09:30–10:00 CET (your time: Mon 23 Nov 08:30–09:00 UTC)"))
+            #expect(
+                lines.contains("  When        Mon 23 Nov 2026 09:30–10:00 CET (your time: Mon 23 Nov 08:30–09:00 UTC)"))
             #expect(lines.contains("  Conference  Swift Server Days 2026 (ssd26)"))
             #expect(lines.contains("  Room        Hall A"))
             #expect(lines.contains("  Speaker     Ada Example"))

@@ -84,7 +84,8 @@ struct RealScheduleTerminalTests {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
         }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -110,7 +111,8 @@ struct RealScheduleTerminalTests {
         var environment = daemon.environment
         environment["TERM"] = "xterm-256color"
         func run(_ arguments: [String]) async throws -> ProcessRunner.Result {
-            try await ProcessRunner.run(tmux, arguments: ["-L", server, "-f", "/dev/null"] + arguments, environment: environment)
+            try await ProcessRunner.run(
+                tmux, arguments: ["-L", server, "-f", "/dev/null"] + arguments, environment: environment)
         }
         /// Runs `command` in a fresh 120×60 window and returns the screen (with escapes) once it has finished.
         func screen(_ name: String, _ command: String) async throws -> String {
@@ -130,7 +132,8 @@ struct RealScheduleTerminalTests {
             return try await run(["capture-pane", "-p", "-e", "-t", name]).stdout
         }
         do {
-            let grid = "\(client) grid --day 2021-02-06 --conference fosdem-2021 --room D.emulator --room D.go --at 2021-02-06T14:10Z"
+            let grid =
+                "\(client) grid --day 2021-02-06 --conference fosdem-2021 --room D.emulator --room D.go --at 2021-02-06T14:10Z"
             let coloured = try await screen("colour", grid)
             let plain = try await screen("plain", "NO_COLOR=1 " + grid)
             // A terminal: the grid is drawn (not listed) at the pane's width, with colour unless NO_COLOR is set.

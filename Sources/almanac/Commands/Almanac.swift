@@ -38,7 +38,8 @@ struct Almanac: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             StoresCommand.self, QueryCommand.self, TemplateCommand.self, NowCommand.self, NextCommand.self,
-            DayCommand.self, SearchCommand.self, ShowCommand.self, GridCommand.self, FavCommand.self, ConflictsCommand.self,
+            DayCommand.self, SearchCommand.self, ShowCommand.self, GridCommand.self, FavCommand.self,
+            ConflictsCommand.self,
             ChangesCommand.self, ExportCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             WatchCommand.self, StatsCommand.self, PingCommand.self,
         ]

@@ -4,7 +4,11 @@ import Foundation
 
 /// Options every command takes.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The daemon's socket (default: $ALMANAC_SOCKET, ./.almanac/almanac.sock, $XDG_RUNTIME_DIR/almanac/almanac.sock, /run/almanac/almanac.sock).")
+    @Option(
+        name: .long,
+        help:
+            "The daemon's socket (default: $ALMANAC_SOCKET, ./.almanac/almanac.sock, $XDG_RUNTIME_DIR/almanac/almanac.sock, /run/almanac/almanac.sock)."
+    )
     var socket: String?
 
     @Option(name: .long, help: "Output format: table, json, ndjson, csv or tsv.")

@@ -31,7 +31,8 @@ final class CommandContext {
         } else {
             whose = "this machine's zone"
         }
-        let note = "almanac: --at \(at) read in \(zone.identifier) (\(whose)) as "
+        let note =
+            "almanac: --at \(at) read in \(zone.identifier) (\(whose)) as "
             + TimeDisplay.clock(date, in: zone) + " " + TimeDisplay.abbreviation(of: zone, at: date)
             + "; give an offset (+01:00) to choose\n"
         FileHandle.standardError.write(Data(note.utf8))

@@ -64,7 +64,8 @@ struct ConflictsCommand: ParsableCommand {
         let found = Self.conflicts(sessions.filter { session in keys.contains { $0.matches(session) } })
         let listing = Listing(
             columns: [
-                .init(header: "WHEN", key: "start"), .init(header: "FIRST", key: "first", isFlexible: true, isPrimary: true),
+                .init(header: "WHEN", key: "start"),
+                .init(header: "FIRST", key: "first", isFlexible: true, isPrimary: true),
                 .init(header: "SECOND", key: "second", isFlexible: true, isPrimary: true),
                 .init(header: "OVERLAP", key: "overlapMinutes", alignment: .right),
             ],

@@ -142,11 +142,14 @@ struct FavCommand: ParsableCommand {
             if missing.contains(where: { $0.values["sessionTitle"]?.stringValue == nil }) {
                 changes = try? context.send(.changes(.init(conference: nil)))
             }
-            let gone: [SessionSummary] = !sessionFilter.isEmpty ? [] : missing.map { favorite in
-                var session = Self.goneSession(favorite, changes: changes)
-                if session.timeZone == nil { session.timeZone = context.zone(ofConference: session.conference) }
-                return session
-            }
+            let gone: [SessionSummary] =
+                !sessionFilter.isEmpty
+                ? []
+                : missing.map { favorite in
+                    var session = Self.goneSession(favorite, changes: changes)
+                    if session.timeZone == nil { session.timeZone = context.zone(ofConference: session.conference) }
+                    return session
+                }
             let all = sessions + gone
             context.print(
                 SessionListing.make(

@@ -64,7 +64,8 @@ struct GridCommand: ParsableCommand {
         )
         let pageCount = renderer.pages(of: GridRenderer.rooms(of: selection.sessions.filter { $0.start != nil })).count
         if page > max(1, pageCount) {
-            throw ClientError.usage("--page \(page): the rooms of this day fit on \(pageCount) page(s) at \(width) columns")
+            throw ClientError.usage(
+                "--page \(page): the rooms of this day fit on \(pageCount) page(s) at \(width) columns")
         }
         let title = Self.title(date: selection.date) + (conference.map { " · \($0)" } ?? "")
         context.write(renderer.render(selection.sessions, title: title))

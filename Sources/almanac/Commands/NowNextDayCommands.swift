@@ -58,7 +58,8 @@ struct NowCommand: ParsableCommand {
             predicate: "start > $NOW", variables: ["NOW": .date(context.now)], conference: conference,
             limit: filter.isEmpty ? 1 : nil)
         let zone = context.display.timeZone(for: try context.dayZone(conference: conference))
-        let at = TimeDisplay.day(context.now, in: zone) + " " + TimeDisplay.clock(context.now, in: zone) + " "
+        let at =
+            TimeDisplay.day(context.now, in: zone) + " " + TimeDisplay.clock(context.now, in: zone) + " "
             + TimeDisplay.abbreviation(of: zone, at: context.now)
         var text = "Nothing is running at \(at)."
         if let next = filter.apply(upcoming).first {

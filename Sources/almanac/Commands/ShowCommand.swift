@@ -97,7 +97,9 @@ struct ShowCommand: ParsableCommand {
         var found = try context.send(.template(template), as: WireResponse.Fetch.self).objects.map(SessionSummary.init)
         if let conference { found = found.filter { $0.conference == conference } }
         // A title that contains the text beats a match in an abstract or a speaker's name.
-        let inTitle = found.filter { $0.title.range(of: reference, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+        let inTitle = found.filter {
+            $0.title.range(of: reference, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+        }
         return inTitle.isEmpty ? found : inTitle
     }
 
@@ -111,7 +113,10 @@ struct ShowCommand: ParsableCommand {
                 .init(header: "CONF", key: "conference", isFlexible: true),
             ],
             rows: sessions.map {
-                [.init($0.guid), .init(display.span($0)), .init($0.room ?? ""), .init($0.title), .init($0.conference ?? "")]
+                [
+                    .init($0.guid), .init(display.span($0)), .init($0.room ?? ""), .init($0.title),
+                    .init($0.conference ?? ""),
+                ]
             },
             objects: sessions.map { .object($0.raw.json) }
         )

@@ -25,7 +25,8 @@ struct InsertCommand: ParsableCommand {
 
     func run() throws {
         let context = CommandContext(options: options)
-        let body = try context.send(.insert(.init(entity: entity, values: try ArgumentSyntax.assignments(values), store: store)))
+        let body = try context.send(
+            .insert(.init(entity: entity, values: try ArgumentSyntax.assignments(values), store: store)))
         if options.format == .table, let answer = try? WireResponse.Insert(json: body) {
             context.write("Inserted \(answer.uri) into \(answer.store)\n")
         } else {

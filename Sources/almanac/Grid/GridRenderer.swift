@@ -53,7 +53,9 @@ struct GridRenderer {
 
     /// The rooms split into pages that fit ``width``.
     func pages(of rooms: [String]) -> [[String]] {
-        stride(from: 0, to: rooms.count, by: roomsPerPage).map { Array(rooms[$0..<min(rooms.count, $0 + roomsPerPage)]) }
+        stride(from: 0, to: rooms.count, by: roomsPerPage).map {
+            Array(rooms[$0..<min(rooms.count, $0 + roomsPerPage)])
+        }
     }
 
     func render(_ sessions: [SessionSummary], title: String? = nil) -> String {

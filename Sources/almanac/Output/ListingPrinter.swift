@@ -1,4 +1,5 @@
 import AlmanacWire
+import Foundation
 
 /// Renders a ``Listing`` in an ``OutputFormat``.
 struct ListingPrinter {
@@ -167,5 +168,3 @@ struct ListingPrinter {
         return output
     }
 }
-
-import Foundation

@@ -34,7 +34,9 @@ struct SessionPage {
         if let language = session.language, !language.isEmpty { facts.append(("Language", language)) }
         if let type = text("type") { facts.append(("Type", type)) }
         let persons = values["persons.name"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        if !persons.isEmpty { facts.append((persons.count == 1 ? "Speaker" : "Speakers", persons.joined(separator: ", "))) }
+        if !persons.isEmpty {
+            facts.append((persons.count == 1 ? "Speaker" : "Speakers", persons.joined(separator: ", ")))
+        }
         if session.isCancelled { facts.append(("Status", "cancelled")) }
         facts.append(("Favourite", isFavorite ? "★ yes" : "no (almanac fav add \(session.guid))"))
         if values["doNotRecord"]?.boolValue == true { facts.append(("Recording", "not recorded (do not record)")) }

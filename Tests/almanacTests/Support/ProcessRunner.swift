@@ -11,7 +11,8 @@ enum ProcessRunner {
     static func run(
         _ executable: String, arguments: [String], environment: [String: String]? = nil, directory: URL? = nil
     ) async throws -> Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aw-run-\(UUID().uuidString.prefix(8))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "aw-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let outURL = folder.appendingPathComponent("out")
