@@ -5,7 +5,7 @@ import Testing
 @testable import almanac
 
 /// show, the filters and the messages for empty answers, through the real daemon on the sample schedules.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct PeopleCommandTests {
     static let guid = "78c50982-46d5-52ab-8fc6-cfd50eaa2fc0"
 

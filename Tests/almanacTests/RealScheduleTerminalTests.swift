@@ -10,6 +10,7 @@ import Testing
 /// The golden files live in Fixtures/golden; run with `ALMANAC_UPDATE_GOLDEN=1` to rewrite them after a change
 /// that is meant, then read the diff.
 @Suite(
+    .serialized,
     .timeLimit(.minutes(5)),
     .enabled(if: LiveDaemon.sharedSchedules != nil, "../shared/schedules is absent: no real schedules to read")
 )
