@@ -38,7 +38,7 @@ struct ConferenceCommandTests {
         #expect(results.map(\.status) == [0, 0, 0], "\(results.map(\.stderr))")
         #expect(
             lines(results[0].stdout) == [
-                "  WHEN                           ROOM    TITLE            TRACK",
+                "  WHEN                           ROOM    TITLE",
                 "  Fri 27 Dec 11:00–11:30 +01:00  Saal 1  Opening",
                 "  Sat 28 Dec 01:00–02:00 +01:00  Saal 2  Late night talk",
             ]
@@ -73,8 +73,7 @@ struct ConferenceCommandTests {
             ["now", "--day", "--conference", "38c3", "--at", at, "--format", "tsv"],
             ["now", "--conference", "38c3", "--at", at, "--format", "tsv"],
             ["day", "tomorrow", "--conference", "38c3", "--at", at, "--format", "tsv"],
-            ["grid", "--conference", "38c3", "--at", at],
-            environment: ["COLUMNS": "60"]
+            ["grid", "--conference", "38c3", "--at", at, "--width", "60"]
         )
         #expect(results.map(\.status) == [0, 0, 0, 0, 0], "\(results.map(\.stderr))")
         func titles(_ result: ProcessRunner.Result) -> [String] {
@@ -201,11 +200,11 @@ struct ConferenceCommandTests {
         #expect(results.map(\.status) == [0, 0], "\(results.map(\.stderr))")
         #expect(
             lines(results[0].stdout) == [
-                "      WHEN                           ROOM    TITLE          TRACK  CONF",
-                "★     Fri 27 Dec 11:00–11:30 +01:00  Saal 1  Opening               38c3",
-                "gone  Fri 27 Dec 18:00 +01:00                Snapshot talk         38c3",
-                "gone  Fri 27 Dec 16:00–17:00 +01:00  Saal 2  Removed talk          38c3",
-                "gone                                         c-ghost               38c3",
+                "      WHEN                           ROOM    TITLE          CONF",
+                "★     Fri 27 Dec 11:00–11:30 +01:00  Saal 1  Opening        38c3",
+                "gone  Fri 27 Dec 18:00 +01:00                Snapshot talk  38c3",
+                "gone  Fri 27 Dec 16:00–17:00 +01:00  Saal 2  Removed talk   38c3",
+                "gone                                         c-ghost        38c3",
             ]
         )
         #expect(
@@ -255,7 +254,7 @@ struct ConferenceCommandTests {
         #expect(
             lines(result.stdout) == [
                 "WHEN                           FIRST                     SECOND             OVERLAP",
-                "Sat 28 Dec 11:00–12:00 +01:00  Day two keynote (Saal 1)  Workshop (Saal 2)   30 min",
+                "Sat 28 Dec 11:30–12:00 +01:00  Day two keynote (Saal 1)  Workshop (Saal 2)   30 min",
             ]
         )
     }

@@ -67,8 +67,13 @@ import Testing
             return label.contains(":") ? String(label) : nil
         }
         #expect(labels.first == "10:00")
-        #expect(labels.last == "05:30")
+        // The rows end with the last session (02:00), not with the window's empty early morning…
+        #expect(labels.last == "01:30")
         #expect(labels.contains("00:00") && labels.contains("01:00"))
+        // …unless now is later in the day's window: then they run to now.
+        let late = try #require(WireDate.date(from: "2024-12-28T03:10:00+01:00"))
+        let lateText = GridRenderer(width: 60, timeZone: zone, now: late, window: window).render(sessions)
+        #expect(lateText.contains("\n03:10▶"), "\(lateText)")
     }
 
     @Test func aWholeDayWindowLeavesTheGridToTheSessions() throws {

@@ -2,6 +2,8 @@ import AlmanacWire
 import Foundation
 import Testing
 
+@testable import almanac
+
 /// Runs the built `almanac` binary against a live server with canned data.
 @Suite(.timeLimit(.minutes(2)))
 struct EndToEndTests {
@@ -28,11 +30,13 @@ struct EndToEndTests {
 
     @Test func queryPrintsATable() async throws {
         try await withFakeDaemon { socket in
-            let result = try await almanac(["query", "Session", "--fields", "title,room.name", "--limit", "2"], socket: socket)
+            let result = try await almanac(
+                ["query", "Session", "--fields", "title,room.name", "--limit", "2"], socket: socket)
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
             #expect(lines.first == "title                                                               room.name")
-            #expect(lines.dropFirst().first == "Opening Ceremony                                                    Saal 1")
+            #expect(
+                lines.dropFirst().first == "Opening Ceremony                                                    Saal 1")
             #expect(lines.count == 3)
         }
     }
@@ -55,7 +59,8 @@ struct EndToEndTests {
             #expect(!result.stdout.contains("Opening Ceremony"))
             let csv = try await almanac(["day", "2024-12-28", "--format", "csv", "--utc"], socket: socket)
             #expect(csv.status == 0, "\(csv.stderr)")
-            #expect(csv.stdout.hasPrefix("start,end,room,title,track,favorite,status,guid,uri\r\n2024-12-28T09:00:00Z,"))
+            #expect(
+                csv.stdout.hasPrefix("start,end,room,title,track,favorite,status,guid,uri\r\n2024-12-28T09:00:00Z,"))
         }
     }
 
@@ -68,16 +73,33 @@ struct EndToEndTests {
         }
     }
 
-    @Test func gridWithCOLUMNSDrawsTheTimetable() async throws {
-        let golden = try #require(Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
+    @Test func gridWithWidthDrawsTheTimetable() async throws {
+        let golden = try #require(
+            Bundle.module.url(forResource: "grid-100", withExtension: "txt", subdirectory: "Fixtures"))
         try await withFakeDaemon { socket in
             let result = try await almanac(
-                ["grid", "--day", "2024-12-28", "--conference", "38c3", "--at", "2024-12-28T10:40:00+01:00"],
-                socket: socket,
-                extraEnvironment: ["COLUMNS": "100"]
+                [
+                    "grid", "--day", "2024-12-28", "--conference", "38c3", "--at", "2024-12-28T10:40:00+01:00",
+                    "--width", "100",
+                ],
+                socket: socket
             )
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout == (try String(contentsOf: golden, encoding: .utf8)))
+        }
+    }
+
+    @Test func pipedOutputIsNeverCutEvenWithCOLUMNS() async throws {
+        try await withFakeDaemon { socket in
+            let piped = try await almanac(
+                ["day", "2024-12-28", "--conference", "38c3"], socket: socket, extraEnvironment: ["COLUMNS": "40"])
+            #expect(piped.status == 0, "\(piped.stderr)")
+            #expect(piped.stdout.contains("Memory safety in practice: a long title that will not fit in a box"))
+            #expect(!piped.stdout.contains("…"))
+            let cut = try await almanac(["day", "2024-12-28", "--conference", "38c3", "--width", "60"], socket: socket)
+            #expect(cut.status == 0, "\(cut.stderr)")
+            #expect(cut.stdout.split(separator: "\n").allSatisfy { TextWidth.of(String($0)) <= 60 }, "\(cut.stdout)")
+            #expect(cut.stdout.contains("…"))
         }
     }
 

@@ -27,16 +27,19 @@ struct Almanac: ParsableCommand {
             EXAMPLES:
               almanac now
               almanac next --within 90m
-              almanac grid --day 2024-12-28 --conference 38c3
-              almanac day tomorrow --conference "38th Chaos Communication Congress"
+              almanac grid --day 2026-11-23 --conference ssd26
+              almanac grid --day 2026-11-23 --room "Hall A" --room "Hall B"
+              almanac show "structured concurrency in practice" --conference ssd26
+              almanac day tomorrow --conference "Swift Server Days 2026"
               almanac stores --verbose
-              almanac query Session --where 'track.name == $T' --var T=Security --sort start --fields title,start,room.name
+              almanac query Session --where 'track.name == $T' --var T=Core --sort start --fields title,start,room.name
               almanac export ics --favorites > favourites.ics
             """,
         version: "0.1.0",
         subcommands: [
             StoresCommand.self, QueryCommand.self, TemplateCommand.self, NowCommand.self, NextCommand.self,
-            DayCommand.self, SearchCommand.self, GridCommand.self, FavCommand.self, ConflictsCommand.self,
+            DayCommand.self, SearchCommand.self, ShowCommand.self, GridCommand.self, FavCommand.self,
+            ConflictsCommand.self,
             ChangesCommand.self, ExportCommand.self, InsertCommand.self, UpdateCommand.self, DeleteCommand.self,
             WatchCommand.self, StatsCommand.self, PingCommand.self,
         ]

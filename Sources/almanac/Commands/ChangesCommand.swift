@@ -13,8 +13,8 @@ struct ChangesCommand: ParsableCommand {
 
             EXAMPLES:
               almanac changes
-              almanac changes 38C3 --format json
-              almanac changes "38th Chaos Communication Congress"
+              almanac changes SSD26 --format json
+              almanac changes "Swift Server Days 2026"
             """
     )
 
@@ -130,7 +130,7 @@ struct ChangesCommand: ParsableCommand {
             columns: [
                 .init(header: "", key: "favorite"), .init(header: "CHANGE", key: "change"),
                 .init(header: "WHEN", key: "start"), .init(header: "ROOM", key: "room"),
-                .init(header: "TITLE", key: "title", isFlexible: true),
+                .init(header: "TITLE", key: "title", isFlexible: true, isPrimary: true),
                 .init(header: "BEFORE", key: "previous", isFlexible: true),
                 .init(header: "conference", key: "conference", visibility: .dataOnly),
                 .init(header: "guid", key: "guid", visibility: .dataOnly),

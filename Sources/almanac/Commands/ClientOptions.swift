@@ -4,7 +4,11 @@ import Foundation
 
 /// Options every command takes.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The daemon's socket (default: $ALMANAC_SOCKET, ./.almanac/almanac.sock, $XDG_RUNTIME_DIR/almanac/almanac.sock, /run/almanac/almanac.sock).")
+    @Option(
+        name: .long,
+        help:
+            "The daemon's socket (default: $ALMANAC_SOCKET, ./.almanac/almanac.sock, $XDG_RUNTIME_DIR/almanac/almanac.sock, /run/almanac/almanac.sock)."
+    )
     var socket: String?
 
     @Option(name: .long, help: "Output format: table, json, ndjson, csv or tsv.")
@@ -23,6 +27,15 @@ struct ClientOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Fit tables and the grid to this many columns. Without it, output to a terminal fits the terminal "
+                + "(COLUMNS, else its size) and output to a file or pipe is never cut.",
+            valueName: "columns")
+    )
+    var width: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Pretend the current time is this ISO 8601 time (for planning). Without an offset it is read in the "
                 + "conference's zone when the command is about one conference (--conference, or the only zone "
                 + "served), else in this machine's zone.",
@@ -32,6 +45,7 @@ struct ClientOptions: ParsableArguments {
     var at: String?
 
     func validate() throws {
+        if let width, width < 20 { throw ValidationError("--width must be at least 20 columns, not \(width)") }
         if utc, tz != nil { throw ValidationError("--utc and --tz cannot be combined") }
         if let tz, ConferenceZone.timeZone(named: tz) == nil { throw ValidationError("unknown time zone \(tz)") }
         if let at, WireDateInput.parse(at) == nil {

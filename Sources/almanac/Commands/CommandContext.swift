@@ -20,8 +20,23 @@ final class CommandContext {
         guard let at = options.at else { return Date() }
         if WireDateInput.hasOffset(at) { return WireDateInput.parse(at) ?? Date() }
         let name = try? conferenceName()
-        let zone = (try? catalog())?.sharedZone(conference: name ?? nil) ?? display.fallback
-        return WireDateInput.parse(at, in: zone) ?? Date()
+        let conferenceZone = (try? catalog())?.sharedZone(conference: name ?? nil)
+        let zone = conferenceZone ?? display.fallback
+        let date = WireDateInput.parse(at, in: zone) ?? Date()
+        let whose: String
+        if conferenceZone != nil, let name = name ?? nil {
+            whose = "the zone of \(name)"
+        } else if conferenceZone != nil {
+            whose = "the zone of every served conference"
+        } else {
+            whose = "this machine's zone"
+        }
+        let note =
+            "almanac: --at \(at) read in \(zone.identifier) (\(whose)) as "
+            + TimeDisplay.clock(date, in: zone) + " " + TimeDisplay.abbreviation(of: zone, at: date)
+            + "; give an offset (+01:00) to choose\n"
+        FileHandle.standardError.write(Data(note.utf8))
+        return date
     }()
 
     init(
@@ -65,10 +80,16 @@ final class CommandContext {
 
     // MARK: Output
 
+    /// The width output is fitted to: `--width`, else the terminal's on a terminal, else none (output to a file or
+    /// a pipe is never cut).
+    var width: Int? {
+        options.width ?? (terminal.isTerminal ? terminal.width : nil)
+    }
+
     var printer: ListingPrinter {
         ListingPrinter(
             format: options.format,
-            width: terminal.isTerminal || environment["COLUMNS"] != nil ? terminal.width : nil,
+            width: width,
             colors: terminal.colors && options.format == .table
         )
     }

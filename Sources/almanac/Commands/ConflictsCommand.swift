@@ -11,7 +11,7 @@ struct ConflictsCommand: ParsableCommand {
 
             EXAMPLES:
               almanac conflicts
-              almanac conflicts --conference 38c3 --format json
+              almanac conflicts --conference ssd26 --format json
             """
     )
 
@@ -45,6 +45,17 @@ struct ConflictsCommand: ParsableCommand {
         return result
     }
 
+    /// When the two sessions both run: `Sat 28 Dec 11:30–12:00 CET`.
+    static func overlapSpan(_ conflict: Conflict, display: TimeDisplay) -> String {
+        guard let firstStart = conflict.first.start, let secondStart = conflict.second.start,
+            let firstEnd = conflict.first.end, let secondEnd = conflict.second.end
+        else { return display.span(conflict.first) }
+        var window = conflict.first
+        window.start = max(firstStart, secondStart)
+        window.end = min(firstEnd, secondEnd)
+        return display.span(window)
+    }
+
     func run() throws {
         let context = CommandContext(options: options, conference: conference)
         let conference = try context.conferenceName()
@@ -53,13 +64,16 @@ struct ConflictsCommand: ParsableCommand {
         let found = Self.conflicts(sessions.filter { session in keys.contains { $0.matches(session) } })
         let listing = Listing(
             columns: [
-                .init(header: "WHEN", key: "start"), .init(header: "FIRST", key: "first", isFlexible: true),
-                .init(header: "SECOND", key: "second", isFlexible: true),
+                .init(header: "WHEN", key: "start"),
+                .init(header: "FIRST", key: "first", isFlexible: true, isPrimary: true),
+                .init(header: "SECOND", key: "second", isFlexible: true, isPrimary: true),
                 .init(header: "OVERLAP", key: "overlapMinutes", alignment: .right),
             ],
             rows: found.map { conflict in
                 [
-                    .init(context.display.span(conflict.first), raw: conflict.first.start.map { WireDate.string(from: $0) } ?? ""),
+                    .init(
+                        Self.overlapSpan(conflict, display: context.display),
+                        raw: conflict.second.start.map { WireDate.string(from: $0) } ?? ""),
                     .init("\(conflict.first.title) (\(conflict.first.room ?? "?"))", raw: conflict.first.guid),
                     .init("\(conflict.second.title) (\(conflict.second.room ?? "?"))", raw: conflict.second.guid),
                     .init("\(conflict.minutes) min", raw: String(conflict.minutes), style: .red),

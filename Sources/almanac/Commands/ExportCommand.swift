@@ -19,25 +19,27 @@ struct ExportCommand: ParsableCommand {
 
                 EXAMPLES:
                   almanac export ics --favorites > favourites.ics
-                  almanac export ics --conference 38c3 --output 38c3.ics
+                  almanac export ics --conference ssd26 --output ssd26.ics
                 """
         )
 
         @OptionGroup var options: ClientOptions
         @Flag(help: "Only favourite sessions.") var favorites = false
-        @Option(help: conferenceHelp) var conference: String?
+        @OptionGroup var filter: SessionFilterOptions
         @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
         var output: String?
 
         func run() throws {
-            let context = CommandContext(options: options, conference: conference)
+            let context = CommandContext(options: options, conference: filter.conference)
             let conference = try context.conferenceName()
-            let sessions: [SessionSummary]
+            let sessionFilter = try SessionFilter.make(filter, conference: conference, context: context)
+            var sessions: [SessionSummary]
             if favorites {
                 sessions = try context.sessions(guids: try context.favoriteGUIDs().sorted(), conference: conference)
             } else {
                 sessions = try context.sessions(predicate: nil, conference: conference)
             }
+            sessions = sessionFilter.apply(sessions)
             var name = "Almanac"
             if let conference { name += " " + conference }
             if favorites { name += " favourites" }

@@ -12,8 +12,8 @@ struct FavCommand: ParsableCommand {
             whose session a newer release removes can still be named.
 
             EXAMPLES:
-              almanac fav add 6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
-              almanac fav remove x-almanac://38c3/Session/p42
+              almanac fav add 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
+              almanac fav remove x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Session/p12
               almanac fav list
             """,
         subcommands: [Add.self, Remove.self, List.self],
@@ -25,8 +25,8 @@ struct FavCommand: ParsableCommand {
             abstract: "Mark a session as favourite.",
             discussion: """
                 EXAMPLES:
-                  almanac fav add 6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
-                  almanac fav add x-almanac://38c3/Session/p42 --note "with Ana" --store favorites.sqlite
+                  almanac fav add 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
+                  almanac fav add x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Session/p12 --note "with Ana" --store personal.sqlite
                 """
         )
 
@@ -87,7 +87,7 @@ struct FavCommand: ParsableCommand {
             abstract: "Remove a session from the favourites.",
             discussion: """
                 EXAMPLES:
-                  almanac fav remove 6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
+                  almanac fav remove 78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
                 """
         )
 
@@ -117,16 +117,17 @@ struct FavCommand: ParsableCommand {
 
                 EXAMPLES:
                   almanac fav list
-                  almanac fav list --conference 38c3 --format csv
+                  almanac fav list --conference ssd26 --format csv
                 """
         )
 
         @OptionGroup var options: ClientOptions
-        @Option(help: conferenceHelp) var conference: String?
+        @OptionGroup var filter: SessionFilterOptions
 
         func run() throws {
-            let context = CommandContext(options: options, conference: conference)
+            let context = CommandContext(options: options, conference: filter.conference)
             let conference = try context.conferenceName()
+            let sessionFilter = try SessionFilter.make(filter, conference: conference, context: context)
             var favorites = try context.favoriteObjects()
             if let conference { favorites = favorites.filter { FavoriteKey($0).conference == conference } }
             if options.format == .json || options.format == .ndjson {
@@ -135,17 +136,20 @@ struct FavCommand: ParsableCommand {
             }
             let keys = favorites.map(FavoriteKey.init)
             let found = try context.sessions(guids: Array(Set(keys.map(\.guid))).sorted(), conference: conference)
-            let sessions = found.filter { session in keys.contains { $0.matches(session) } }
+            let sessions = sessionFilter.apply(found.filter { session in keys.contains { $0.matches(session) } })
             let missing = favorites.filter { favorite in !sessions.contains { FavoriteKey(favorite).matches($0) } }
             var changes: JSONObject?
             if missing.contains(where: { $0.values["sessionTitle"]?.stringValue == nil }) {
                 changes = try? context.send(.changes(.init(conference: nil)))
             }
-            let gone = missing.map { favorite in
-                var session = Self.goneSession(favorite, changes: changes)
-                if session.timeZone == nil { session.timeZone = context.zone(ofConference: session.conference) }
-                return session
-            }
+            let gone: [SessionSummary] =
+                !sessionFilter.isEmpty
+                ? []
+                : missing.map { favorite in
+                    var session = Self.goneSession(favorite, changes: changes)
+                    if session.timeZone == nil { session.timeZone = context.zone(ofConference: session.conference) }
+                    return session
+                }
             let all = sessions + gone
             context.print(
                 SessionListing.make(

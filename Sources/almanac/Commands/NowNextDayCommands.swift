@@ -17,22 +17,24 @@ struct NowCommand: ParsableCommand {
 
             EXAMPLES:
               almanac now
-              almanac now --conference 38c3 --at 2024-12-28T11:00+01:00
-              almanac now --day --conference "38th Chaos Communication Congress"
+              almanac now --conference ssd26 --at 2026-11-23T10:00+01:00
+              almanac now --day --conference "Swift Server Days 2026"
             """
     )
 
     @OptionGroup var options: ClientOptions
-    @Option(help: conferenceHelp) var conference: String?
+    @OptionGroup var filter: SessionFilterOptions
     @Flag(name: .customLong("day"), help: "List the whole conference day that holds now, not only what runs.")
     var wholeDay = false
 
     func run() throws {
-        let context = CommandContext(options: options, conference: conference)
+        let context = CommandContext(options: options, conference: filter.conference)
         let conference = try context.conferenceName()
+        let sessionFilter = try SessionFilter.make(filter, conference: conference, context: context)
         if wholeDay {
             let day = try DayRange.sessions(on: "today", conference: conference, context: context)
-            SessionOutput.print(day.sessions, context: context)
+            SessionOutput.print(
+                sessionFilter.apply(day.sessions), context: context, empty: "No sessions on \(day.date).")
             return
         }
         let sessions = try context.sessions(
@@ -40,7 +42,35 @@ struct NowCommand: ParsableCommand {
             variables: ["NOW": .date(context.now)],
             conference: conference
         )
-        SessionOutput.print(sessions, context: context)
+        let running = sessionFilter.apply(sessions)
+        if running.isEmpty, options.format == .table {
+            context.write(try Self.nothingRunning(context: context, conference: conference, filter: sessionFilter))
+            return
+        }
+        SessionOutput.print(running, context: context)
+    }
+
+    /// `Nothing is running at Sat 28 Dec 10:40 CET. Next: TITLE, Sat 28 Dec 11:00–12:00 CET in ROOM.`
+    static func nothingRunning(context: CommandContext, conference: String?, filter: SessionFilter)
+        throws(ClientError) -> String
+    {
+        let upcoming = try context.sessions(
+            predicate: "start > $NOW", variables: ["NOW": .date(context.now)], conference: conference,
+            limit: filter.isEmpty ? 1 : nil)
+        let zone = context.display.timeZone(for: try context.dayZone(conference: conference))
+        let at =
+            TimeDisplay.day(context.now, in: zone) + " " + TimeDisplay.clock(context.now, in: zone) + " "
+            + TimeDisplay.abbreviation(of: zone, at: context.now)
+        var text = "Nothing is running at \(at)."
+        if let next = filter.apply(upcoming).first {
+            text += " Next: \(next.title), \(context.display.span(next))"
+            if let room = next.room { text += " in \(room)" }
+            if conference == nil, let name = next.conference { text += " (\(name))" }
+            text += "."
+        } else {
+            text += " Nothing starts later either."
+        }
+        return text + "\n"
     }
 }
 
@@ -51,14 +81,14 @@ struct NextCommand: ParsableCommand {
         discussion: """
             EXAMPLES:
               almanac next
-              almanac next --within 2h --conference 38c3
+              almanac next --within 2h --conference ssd26
             """
     )
 
     @OptionGroup var options: ClientOptions
     @Option(help: ArgumentHelp("How far ahead to look: 60m, 2h, 1h30m.", valueName: "duration"))
     var within = "60m"
-    @Option(help: conferenceHelp) var conference: String?
+    @OptionGroup var filter: SessionFilterOptions
 
     func validate() throws {
         guard HumanInput.duration(within) != nil else {
@@ -67,15 +97,17 @@ struct NextCommand: ParsableCommand {
     }
 
     func run() throws {
-        let context = CommandContext(options: options, conference: conference)
+        let context = CommandContext(options: options, conference: filter.conference)
         let conference = try context.conferenceName()
+        let sessionFilter = try SessionFilter.make(filter, conference: conference, context: context)
         let horizon = context.now.addingTimeInterval(HumanInput.duration(within) ?? 3600)
         let sessions = try context.sessions(
             predicate: "start > $NOW AND start <= $UNTIL",
             variables: ["NOW": .date(context.now), "UNTIL": .date(horizon)],
             conference: conference
         )
-        SessionOutput.print(sessions, context: context)
+        SessionOutput.print(
+            sessionFilter.apply(sessions), context: context, empty: "Nothing starts in the next \(within).")
     }
 }
 
@@ -92,14 +124,14 @@ struct DayCommand: ParsableCommand {
 
             EXAMPLES:
               almanac day
-              almanac day 2024-12-28 --conference 38c3 --format csv
-              almanac day tomorrow --conference 38C3.xml --tz America/New_York
+              almanac day 2026-11-23 --conference ssd26 --format csv
+              almanac day tomorrow --conference swift-server-days-2026.xml --tz America/New_York
             """
     )
 
     @OptionGroup var options: ClientOptions
     @Argument(help: "The day.") var date = "today"
-    @Option(help: conferenceHelp) var conference: String?
+    @OptionGroup var filter: SessionFilterOptions
 
     func validate() throws {
         guard DayArgument(date) != nil else {
@@ -108,8 +140,10 @@ struct DayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let context = CommandContext(options: options, conference: conference)
-        let day = try DayRange.sessions(on: date, conference: try context.conferenceName(), context: context)
-        SessionOutput.print(day.sessions, context: context)
+        let context = CommandContext(options: options, conference: filter.conference)
+        let conference = try context.conferenceName()
+        let sessionFilter = try SessionFilter.make(filter, conference: conference, context: context)
+        let day = try DayRange.sessions(on: date, conference: conference, context: context)
+        SessionOutput.print(sessionFilter.apply(day.sessions), context: context, empty: "No sessions on \(day.date).")
     }
 }

@@ -11,7 +11,7 @@ struct QueryCommand: ParsableCommand {
             leading - sorts descending, a trailing /i compares case-insensitively, /l like Finder.
 
             EXAMPLES:
-              almanac query Session --where 'title CONTAINS[cd] $Q' --var Q=rust --sort start
+              almanac query Session --where 'title CONTAINS[cd] $Q' --var Q=concurrency --sort start
               almanac query Session --where 'duration > $MIN' --var MIN:=60 --fields title,duration,room.name
               almanac query Room --sort name --format csv
             """

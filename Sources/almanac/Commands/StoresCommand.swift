@@ -32,19 +32,41 @@ struct StoresCommand: ParsableCommand {
         let stores: WireResponse.Stores
         do { stores = try WireResponse.Stores(json: body) } catch { throw ClientError.protocolFailure(error.message) }
         let objects = body["stores"]?.arrayValue ?? []
-        context.print(Self.listing(stores.stores, objects: objects, display: context.display))
+        var sessions: [String: Int]?
+        if options.format != .json, options.format != .ndjson {
+            sessions = [:]
+            // One small fetch: every served session's store, counted per store.
+            let fetch = WireRequest.Fetch(entity: "Session", properties: ["guid"])
+            for object in try context.send(.fetch(fetch), as: WireResponse.Fetch.self).objects {
+                sessions?[object.store, default: 0] += 1
+            }
+        }
+        context.print(
+            Self.listing(
+                stores.stores, objects: objects, display: context.display, sessions: sessions, verbose: verbose))
         if verbose, options.format == .table { context.write(Self.warnings(stores.stores)) }
     }
 
     /// The stores as a table: the file's last path component for people, the full path and every field for scripts.
-    static func listing(_ stores: [WireResponse.StoreInfo], objects: [JSONValue], display: TimeDisplay) -> Listing {
+    ///
+    /// - Parameters:
+    ///   - sessions: The number of sessions each store (by id) serves (nil: not counted).
+    ///   - verbose: Whether the table shows the store ids (scripts always get them).
+    static func listing(
+        _ stores: [WireResponse.StoreInfo],
+        objects: [JSONValue],
+        display: TimeDisplay,
+        sessions: [String: Int]? = nil,
+        verbose: Bool = false
+    ) -> Listing {
         Listing(
             columns: [
-                .init(header: "id", key: "id", visibility: .dataOnly),
-                .init(header: "FILE", key: "name", isFlexible: true, visibility: .tableOnly),
+                .init(header: "ID", key: "id", visibility: verbose ? .everywhere : .dataOnly),
+                .init(header: "FILE", key: "name", isFlexible: true, isPrimary: true, visibility: .tableOnly),
                 .init(header: "file", key: "file", visibility: .dataOnly),
                 .init(header: "CONFERENCE", key: "conference", isFlexible: true),
-                .init(header: "ZONE", key: "zone", isFlexible: true, visibility: .tableOnly),
+                .init(header: "FORMAT", key: "format", isFlexible: true, isOptional: true, visibility: .tableOnly),
+                .init(header: "ZONE", key: "zone", isFlexible: true, minimumWidth: 14, visibility: .tableOnly),
                 .init(header: "timeZone", key: "timeZone", visibility: .dataOnly),
                 .init(header: "timeZoneSource", key: "timeZoneSource", visibility: .dataOnly),
                 .init(header: "STATUS", key: "status", isFlexible: true),
@@ -52,11 +74,13 @@ struct StoresCommand: ParsableCommand {
                 .init(header: "type", key: "type", visibility: .dataOnly),
                 .init(header: "configuration", key: "configuration", visibility: .dataOnly),
                 .init(header: "readOnly", key: "readOnly", visibility: .dataOnly),
-                .init(header: "OBJECTS", key: "objects", alignment: .right),
+                .init(header: "SESSIONS", key: "sessions", alignment: .right),
+                .init(header: "objects", key: "objects", visibility: .dataOnly),
                 .init(header: "WARN", key: "warnings", alignment: .right),
                 .init(header: "warningMessages", key: "warningMessages", visibility: .dataOnly),
+                .init(header: "LOADED", key: "loaded", isOptional: true, visibility: .tableOnly),
                 .init(header: "loadedAt", key: "loadedAt", visibility: .dataOnly),
-                .init(header: "ERROR", key: "error", isFlexible: true),
+                .init(header: "ERROR", key: "error", isFlexible: true, shrinksFirst: true),
                 .init(header: "settingsError", key: "settingsError", visibility: .dataOnly),
             ],
             rows: stores.map { store in
@@ -65,6 +89,7 @@ struct StoresCommand: ParsableCommand {
                     .init(fileName(store.file)),
                     .init(store.file),
                     .init(store.conference ?? "", raw: store.conference ?? ""),
+                    .init(formatName(store.type)),
                     zoneCell(store),
                     .init(store.timeZone ?? ""),
                     .init(store.timeZoneSource ?? ""),
@@ -73,12 +98,14 @@ struct StoresCommand: ParsableCommand {
                     .init(store.type),
                     .init(store.configuration ?? ""),
                     .init(store.isReadOnly ? "true" : "false"),
+                    sessionsCell(store, count: sessions.map { $0[store.id] ?? 0 }),
                     .init(String(store.objects)),
                     .init(
                         store.warnings.count == 0 ? "" : String(store.warnings.count),
                         raw: String(store.warnings.count),
                         style: store.warnings.count == 0 ? .plain : .yellow),
                     .init(store.warnings.messages.joined(separator: "\n")),
+                    .init(store.loadedAt.map { loadedText($0, display: display) } ?? ""),
                     .init(store.loadedAt.map { WireDate.string(from: $0) } ?? ""),
                     errorCell(store),
                     .init(store.settingsError ?? ""),
@@ -88,10 +115,36 @@ struct StoresCommand: ParsableCommand {
         )
     }
 
-    /// `Europe/Berlin (file)`, `UTC (assumed!)`.
+    /// How many sessions a store serves: a dash for one that serves none by its state (shadowed, failed), empty
+    /// when not counted.
+    static func sessionsCell(_ store: WireResponse.StoreInfo, count: Int?) -> Listing.Cell {
+        guard store.status == .serving || store.status == .stale else { return .init("—", raw: "") }
+        return .init(count.map(String.init) ?? "", raw: count.map(String.init) ?? "")
+    }
+
+    /// When a store was loaded, short: `19:09` today, `24 Nov 19:09` before (in the viewer's zone).
+    static func loadedText(_ date: Date, display: TimeDisplay, now: Date = Date()) -> String {
+        let zone = display.timeZone(for: nil)
+        let clock = TimeDisplay.clock(date, in: zone)
+        guard TimeDisplay.isoDay(date, in: zone) != TimeDisplay.isoDay(now, in: zone) else { return clock }
+        return String(TimeDisplay.day(date, in: zone).dropFirst(4)) + " " + clock
+    }
+
+    /// The reader or store type as a person names the format: `FrabXML` → `frab XML`.
+    static func formatName(_ type: String) -> String {
+        switch type {
+        case "FrabXML": return "frab XML"
+        case "FrabJSON": return "frab JSON"
+        case "ICalendar", "ICS": return "iCalendar"
+        case "XML": return "XML store"
+        default: return type
+        }
+    }
+
+    /// `Europe/Berlin` (named by the file), `Europe/Berlin (configured)`, `UTC (assumed!)`.
     static func zoneCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
         guard let zone = store.timeZone, !zone.isEmpty else { return .init("") }
-        guard let source = store.timeZoneSource, !source.isEmpty else { return .init(zone) }
+        guard let source = store.timeZoneSource, !source.isEmpty, source != "file" else { return .init(zone) }
         let isAssumed = source == "assumed"
         return .init("\(zone) (\(source)\(isAssumed ? "!" : ""))", style: isAssumed ? .yellow : .plain)
     }

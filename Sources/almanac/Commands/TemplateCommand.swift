@@ -8,7 +8,7 @@ struct TemplateCommand: ParsableCommand {
         discussion: """
             EXAMPLES:
               almanac template SearchSessions TEXT=keynote
-              almanac template SessionsInRoom ROOM="Saal 1" --format json
+              almanac template SessionsInRoom ROOM="Hall A" --format json
             """
     )
 
@@ -35,7 +35,15 @@ struct TemplateCommand: ParsableCommand {
             limit: limit,
             properties: nil
         )
-        let answer = try context.send(.template(template), as: WireResponse.Fetch.self)
-        try SessionOutput.print(answer.objects, context: context)
+        var objects = try context.send(.template(template), as: WireResponse.Fetch.self).objects
+        // Sessions for people: ask again for what a session listing shows (room, track, the conference's zone).
+        if options.format != .json, options.format != .ndjson, !objects.isEmpty,
+            objects.allSatisfy({ $0.entity == "Session" })
+        {
+            var detailed = template
+            detailed.properties = SessionSummary.properties
+            objects = try context.send(.template(detailed), as: WireResponse.Fetch.self).objects
+        }
+        try SessionOutput.print(objects, context: context)
     }
 }

@@ -9,8 +9,8 @@ struct InsertCommand: ParsableCommand {
             Values: key=value sets a string (dates as ISO 8601), key:=JSON any JSON value.
 
             EXAMPLES:
-              almanac insert Favorite conferenceAcronym=38c3 sessionGUID=6a1c7e1e-5c2b-4bb8-9f3c-2f8e0a1b2c3d
-              almanac insert Favorite sessionGUID=abc note="see with Ana" --store favorites.sqlite
+              almanac insert Favorite conferenceAcronym=ssd26 sessionGUID=78c50982-46d5-52ab-8fc6-cfd50eaa2fc0
+              almanac insert Favorite conferenceAcronym=ssd26 sessionGUID=abc note="see with Ana" --store personal.sqlite
             """
     )
 
@@ -25,7 +25,8 @@ struct InsertCommand: ParsableCommand {
 
     func run() throws {
         let context = CommandContext(options: options)
-        let body = try context.send(.insert(.init(entity: entity, values: try ArgumentSyntax.assignments(values), store: store)))
+        let body = try context.send(
+            .insert(.init(entity: entity, values: try ArgumentSyntax.assignments(values), store: store)))
         if options.format == .table, let answer = try? WireResponse.Insert(json: body) {
             context.write("Inserted \(answer.uri) into \(answer.store)\n")
         } else {
@@ -40,8 +41,8 @@ struct UpdateCommand: ParsableCommand {
         abstract: "Change values of an object.",
         discussion: """
             EXAMPLES:
-              almanac update x-almanac://favorites/Favorite/p3 note="front row"
-              almanac update x-almanac://favorites/Favorite/p3 note:=null
+              almanac update x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Favorite/p1 note="front row"
+              almanac update x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Favorite/p1 note:=null
             """
     )
 
@@ -71,7 +72,7 @@ struct DeleteCommand: ParsableCommand {
         abstract: "Delete an object.",
         discussion: """
             EXAMPLES:
-              almanac delete x-almanac://favorites/Favorite/p3
+              almanac delete x-coredata://6B1D0E1A-4C2F-4E8B-9A57-3F2C1D0E9B8A/Favorite/p1
             """
     )
 

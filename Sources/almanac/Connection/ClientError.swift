@@ -14,6 +14,10 @@ enum ClientError: Error, CustomStringConvertible {
     case usage(String)
     /// `--conference` (or `changes NAME`) names no served conference; `known` lists the names that are served.
     case unknownConference(String, known: [String])
+    /// `--room`, `--track` or `--language` matches nothing the schedules hold; `known` lists what they hold.
+    case unknownValue(option: String, value: String, known: [String])
+    /// Text that names several sessions where one is needed; the command has printed them.
+    case ambiguous(String)
 
     /// The process exit codes, as documented in `almanac --help`.
     enum ExitStatus: Int32 {
@@ -29,8 +33,8 @@ enum ClientError: Error, CustomStringConvertible {
         case .daemon(let error):
             return error.code == .notFound || error.code == .unknownConference ? .notFound : .daemonError
         case .cannotConnect: return .cannotConnect
-        case .protocolFailure: return .daemonError
-        case .notFound, .unknownConference: return .notFound
+        case .protocolFailure, .ambiguous: return .daemonError
+        case .notFound, .unknownConference, .unknownValue: return .notFound
         case .usage: return .usage
         }
     }
@@ -44,6 +48,8 @@ enum ClientError: Error, CustomStringConvertible {
         case .notFound: return "not_found"
         case .usage: return "usage"
         case .unknownConference: return WireError.Code.unknownConference.rawValue
+        case .unknownValue(let option, _, _): return "unknown_\(option)"
+        case .ambiguous: return "ambiguous"
         }
     }
 
@@ -59,8 +65,12 @@ enum ClientError: Error, CustomStringConvertible {
             return text
         case .cannotConnect(let path, let reason):
             return "cannot connect to \(path): \(reason) (is almanacd running? see --socket)"
-        case .protocolFailure(let text), .notFound(let text), .usage(let text):
+        case .protocolFailure(let text), .notFound(let text), .usage(let text), .ambiguous(let text):
             return text
+        case .unknownValue(let option, let value, let known):
+            let shown = known.prefix(40).joined(separator: ", ")
+            let more = known.count > 40 ? " and \(known.count - 40) more" : ""
+            return "no \(option) matches \"\(value)\"; known: " + (known.isEmpty ? "none" : shown + more)
         case .unknownConference(let name, let known):
             return WireError.unknownConference(name, known: known).message
         }

@@ -12,6 +12,16 @@ struct Listing: Sendable {
         var alignment: Alignment = .left
         /// Whether the column may be shortened to fit the terminal (long text such as titles).
         var isFlexible = false
+        /// Whether the column is what a person reads the row for (a title): the other flexible columns (room,
+        /// track, conference) shrink first, and this one only when they cannot shrink further.
+        var isPrimary = false
+        /// The narrowest the column gets before the primary column shrinks below 10 (`UTC (assumed!)` stays whole).
+        var minimumWidth = 0
+        /// Whether the column gives way before every other (an error text, read in full with `--verbose`).
+        var shrinksFirst = false
+        /// Whether a table too wide for the terminal may leave the column out (the last such column first), once
+        /// the flexible columns are as narrow as they read well.
+        var isOptional = false
         /// Where the column appears.
         var visibility: Visibility = .everywhere
 
@@ -55,9 +65,19 @@ struct Listing: Sendable {
 /// The few text styles the client uses (only on a terminal without NO_COLOR).
 enum TextStyle: Sendable, Hashable {
     case plain, bold, dim, red, green, yellow, cyan
+    /// A 24-bit foreground colour (a track's colour from the schedule file).
+    case rgb(red: UInt8, green: UInt8, blue: UInt8)
+
+    /// A colour written `#RRGGBB` (or `RRGGBB`), as schedule files give track colours; nil for anything else.
+    init?(hexColor text: String) {
+        let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
+        guard digits.count == 6, let value = UInt32(digits, radix: 16) else { return nil }
+        self = .rgb(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+    }
 
     var ansiCode: String? {
         switch self {
+        case .rgb(let red, let green, let blue): return "38;2;\(red);\(green);\(blue)"
         case .plain: return nil
         case .bold: return "1"
         case .dim: return "2"

@@ -1,4 +1,5 @@
 import AlmanacWire
+import Foundation
 
 /// Renders a ``Listing`` in an ``OutputFormat``.
 struct ListingPrinter {
@@ -21,16 +22,36 @@ struct ListingPrinter {
     // MARK: Table
 
     private func table(_ listing: Listing) -> String {
-        let columns = listing.columns
-        guard !columns.isEmpty else { return "" }
-        var widths = columns.map { TextWidth.of($0.header) }
-        let rows = listing.rows.map { $0.map { TextWidth.singleLine($0.text) } }
-        for row in rows {
-            for (index, text) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], TextWidth.of(text))
+        var listing = listing
+        // An optional column with nothing in it (no errors, no tracks) is left out.
+        for index in listing.columns.indices.reversed()
+        where !listing.rows.isEmpty && (listing.columns[index].isOptional || listing.columns[index].shrinksFirst) {
+            guard listing.rows.allSatisfy({ index >= $0.count || $0[index].text.isEmpty }) else { continue }
+            listing.columns.remove(at: index)
+            listing.rows = listing.rows.map { row in
+                var row = row
+                if index < row.count { row.remove(at: index) }
+                return row
             }
         }
-        fit(&widths, columns: columns)
+        var widths = naturalWidths(listing)
+        // Leave optional columns out (the last first) while the table does not fit with readable widths.
+        while let width, let optional = listing.columns.lastIndex(where: \.isOptional) {
+            var trial = widths
+            fit(&trial, columns: listing.columns, typical: typicalWidths(listing), stages: 4)
+            guard trial.reduce(0, +) + 2 * (trial.count - 1) > width else { break }
+            listing.columns.remove(at: optional)
+            listing.rows = listing.rows.map { row in
+                var row = row
+                if optional < row.count { row.remove(at: optional) }
+                return row
+            }
+            widths.remove(at: optional)
+        }
+        let columns = listing.columns
+        guard !columns.isEmpty else { return "" }
+        let rows = listing.rows.map { $0.map { TextWidth.singleLine($0.text) } }
+        fit(&widths, columns: columns, typical: typicalWidths(listing))
         var output = ""
         let header = columns.enumerated().map { index, column in
             TextWidth.pad(column.header, to: widths[index], alignRight: column.alignment == .right)
@@ -49,17 +70,60 @@ struct ListingPrinter {
         return output
     }
 
-    /// Shrinks flexible columns (widest first) until the table fits the terminal.
-    private func fit(_ widths: inout [Int], columns: [Listing.Column]) {
+    /// Shrinks flexible columns until the table fits the terminal: first those that shrink first (errors) to 20
+    /// columns, then the primary one to the width nine in ten
+    /// of its cells fit in, then the secondary ones (room, track,
+    /// conference) to 12 columns, the title to 40, the secondary ones to 8, the title to 24 then 10, then all of
+    /// them down to a few columns. The widest candidate shrinks first at each stage.
+    /// The width nine in ten cells of each column fit in.
+    private func typicalWidths(_ listing: Listing) -> [Int] {
+        listing.columns.indices.map { index in
+            let sizes = listing.rows.map { index < $0.count ? TextWidth.of(TextWidth.singleLine($0[index].text)) : 0 }
+                .sorted()
+            return sizes.isEmpty ? 0 : sizes[min(sizes.count - 1, sizes.count * 9 / 10)]
+        }
+    }
+
+    private func naturalWidths(_ listing: Listing) -> [Int] {
+        var widths = listing.columns.map { TextWidth.of($0.header) }
+        for row in listing.rows {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], TextWidth.of(TextWidth.singleLine(cell.text)))
+            }
+        }
+        return widths
+    }
+
+    private func fit(_ widths: inout [Int], columns: [Listing.Column], typical: [Int], stages count: Int = 9) {
         guard let width else { return }
-        let minimum = 8
         var total = widths.reduce(0, +) + 2 * (widths.count - 1)
-        while total > width {
-            let candidates = widths.indices.filter { columns[$0].isFlexible && widths[$0] > minimum }
-            guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { return }
-            let cut = min(total - width, widths[widest] - minimum)
-            widths[widest] -= cut
-            total -= cut
+        let headers = columns.map { TextWidth.of($0.header) }
+        let natural = widths
+        let stages: [(primary: Bool, floor: (Int) -> Int)] = [
+            (false, { columns[$0].shrinksFirst ? max(headers[$0], 20) : natural[$0] }),
+            // A title longer than nine in ten of the others does not push the other columns aside.
+            (true, { max(headers[$0], 24, typical[$0]) }),
+            (false, { max(headers[$0], 12, columns[$0].minimumWidth) }),
+            (true, { max(headers[$0], 40) }),
+            (false, { max(headers[$0], 8, columns[$0].minimumWidth) }),
+            (true, { max(headers[$0], 24) }),
+            (true, { max(headers[$0], 10) }),
+            (false, { _ in 3 }),
+            (true, { _ in 3 }),
+        ]
+        for stage in stages.prefix(count) {
+            while total > width {
+                let candidates = widths.indices.filter {
+                    columns[$0].isFlexible && columns[$0].isPrimary == stage.primary && widths[$0] > stage.floor($0)
+                }
+                guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
+                // Shrink the widest down to the next widest (so they shrink together), by at least one column.
+                let next = max(stage.floor(widest), candidates.filter { $0 != widest }.map { widths[$0] }.max() ?? 0)
+                let step = max(1, min(total - width, widths[widest] - next))
+                let target = max(stage.floor(widest), widths[widest] - step)
+                total -= widths[widest] - target
+                widths[widest] = target
+            }
         }
     }
 
@@ -104,5 +168,3 @@ struct ListingPrinter {
         return output
     }
 }
-
-import Foundation

@@ -16,11 +16,11 @@ enum SessionListing {
             .init(header: "WHEN", key: "when", visibility: .tableOnly),
             .init(header: "start", key: "start", visibility: .dataOnly),
             .init(header: "end", key: "end", visibility: .dataOnly),
-            .init(header: "ROOM", key: "room"),
-            .init(header: "TITLE", key: "title", isFlexible: true),
-            .init(header: "TRACK", key: "track", isFlexible: true),
+            .init(header: "ROOM", key: "room", isFlexible: true),
+            .init(header: "TITLE", key: "title", isFlexible: true, isPrimary: true),
+            .init(header: "TRACK", key: "track", isFlexible: true, isOptional: true),
         ]
-        if showConference { columns.append(.init(header: "CONF", key: "conference")) }
+        if showConference { columns.append(.init(header: "CONF", key: "conference", isFlexible: true)) }
         columns += [
             .init(header: "favorite", key: "favorite", visibility: .dataOnly),
             .init(header: "status", key: "status", visibility: .dataOnly),

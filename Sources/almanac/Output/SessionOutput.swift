@@ -13,7 +13,12 @@ enum SessionOutput {
         }
     }
 
-    static func print(_ sessions: [SessionSummary], context: CommandContext) {
+    /// Prints sessions; for people, an empty list prints `empty` (what found nothing) instead of a bare header.
+    static func print(_ sessions: [SessionSummary], context: CommandContext, empty: String? = nil) {
+        if sessions.isEmpty, let empty, context.options.format == .table {
+            context.write(empty + "\n")
+            return
+        }
         let favorites = (try? context.favoriteGUIDs()) ?? []
         context.print(SessionListing.make(sessions, favorites: favorites, display: context.display))
     }

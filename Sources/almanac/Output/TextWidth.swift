@@ -22,17 +22,30 @@ enum TextWidth {
         text.unicodeScalars.reduce(0) { $0 + of($1) }
     }
 
-    /// The text cut to at most `width` columns, ending in `…` when cut.
-    static func clip(_ text: String, to width: Int) -> String {
+    /// The text cut to at most `width` columns, ending in `…` when cut. The cut falls after a whole word when
+    /// that keeps at least half the width (`Saal GLITCH…`, not `Saal GL…`), else inside the word; with
+    /// `wholeWords`, after a whole word whenever the text has a space before the cut.
+    static func clip(_ text: String, to width: Int, wholeWords: Bool = false) -> String {
         guard width > 0 else { return "" }
         guard of(text) > width else { return text }
         var result = ""
         var used = 0
+        var rest = Substring(text)
         for character in text {
             let characterWidth = of(String(character))
             if used + characterWidth > width - 1 { break }
             result.append(character)
+            rest = rest.dropFirst()
             used += characterWidth
+        }
+        // Cut at the last space when the cut would otherwise split a word.
+        if let next = rest.first, !next.isWhitespace, let space = result.lastIndex(where: \.isWhitespace),
+            wholeWords || of(String(result[..<space])) * 2 >= width
+        {
+            result = String(result[..<space])
+        }
+        while let last = result.last, last.isWhitespace || last == "," || last == ":" || last == "-" {
+            result.removeLast()
         }
         return result + "…"
     }

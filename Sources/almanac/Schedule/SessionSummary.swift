@@ -13,6 +13,11 @@ struct SessionSummary: Sendable, Hashable {
     var end: Date?
     var room: String?
     var track: String?
+    /// The room's place in the schedule file (`room.position`): the grid's column order.
+    var roomPosition: Int?
+    /// The track's colour as the file gives it (`#RRGGBB`).
+    var trackColor: String?
+    var language: String?
     var conference: String?
     var timeZone: TimeZone?
     var url: String?
@@ -25,7 +30,8 @@ struct SessionSummary: Sendable, Hashable {
     /// The key paths the client asks the daemon for.
     static let properties = [
         "guid", "code", "title", "subtitle", "abstract", "start", "end", "duration", "language", "type", "url",
-        "status", "room.name", "track.name", "conference.acronym", "conference.timeZone",
+        "status", "room.name", "room.position", "track.name", "track.color", "conference.acronym",
+        "conference.timeZone",
     ]
 
     init(_ object: WireObject) {
@@ -50,6 +56,9 @@ struct SessionSummary: Sendable, Hashable {
         }
         room = string("room.name")
         track = string("track.name")
+        roomPosition = value("room.position")?.doubleValue.map { Int($0) }
+        trackColor = string("track.color")
+        language = string("language")
         conference = string("conference.acronym")
         timeZone = string("conference.timeZone").flatMap(ConferenceZone.timeZone(named:))
         url = string("url")

@@ -8,8 +8,11 @@ enum ProcessRunner {
         var stderr: String
     }
 
-    static func run(_ executable: String, arguments: [String], environment: [String: String]? = nil) async throws -> Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aw-run-\(UUID().uuidString.prefix(8))")
+    static func run(
+        _ executable: String, arguments: [String], environment: [String: String]? = nil, directory: URL? = nil
+    ) async throws -> Result {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "aw-run-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let outURL = folder.appendingPathComponent("out")
@@ -22,6 +25,7 @@ enum ProcessRunner {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
