@@ -53,7 +53,8 @@ import Testing
         var ledger = ledger { $0.maxConnectionsPerUser = 1 }
         #expect(ledger.admit(uid: Self.alice) == .admit)
         #expect(ledger.admit(uid: Self.alice) != .admit)
-        ledger.release(uid: Self.alice)
+        let trims = ledger.release(uid: Self.alice)
+        #expect(!trims)
         #expect(ledger.connections(ofUser: Self.alice) == 0)
         #expect(ledger.total == 0)
         #expect(ledger.admit(uid: Self.alice) == .admit)
@@ -88,6 +89,21 @@ import Testing
         #expect(ledger.admit(uid: 0) != .admit)
         #expect(ledger.admit(uid: Self.bob) == .admit)
         #expect(ledger.admit(uid: Self.bob) != .admit)
+    }
+
+    @Test func memoryIsHandedBackWhenMostOfAFloodClosed() {
+        var ledger = ledger()
+        for _ in 0..<1000 { #expect(ledger.admit(uid: 0) == .admit) }
+        var trims: [Int] = []
+        for _ in 0..<1000 where ledger.release(uid: 0) { trims.append(ledger.total) }
+        // At a quarter of the peak of 1,000, then at every further quarter down to none.
+        #expect(trims == [250, 62, 15, 3, 0])
+        // A few connections opening and closing afterwards never ask.
+        for _ in 0..<100 {
+            #expect(ledger.admit(uid: 0) == .admit)
+            let trims = ledger.release(uid: 0)
+            #expect(!trims)
+        }
     }
 
     @Test func unknownPeersShareOneLimit() {

@@ -27,7 +27,7 @@ public struct ConnectionLimits: Sendable, Hashable {
         public static let requestLineTimeout = Name(rawValue: "requestLineTimeout")
     }
 
-    /// The default of ``maxConnections``: 8,192 (about 10 KB of the daemon's memory and one descriptor each).
+    /// The default of ``maxConnections``: 8,192 (about 20 KB of the daemon's memory and one descriptor each).
     public static let defaultMaxConnections = 8192
     /// The default of ``maxConnectionsPerUser``: 1,024.
     public static let defaultMaxConnectionsPerUser = 1024

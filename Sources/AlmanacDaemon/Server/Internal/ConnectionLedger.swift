@@ -24,6 +24,13 @@ struct ConnectionLedger {
     private(set) var total = 0
     private(set) var byUser: [uid_t: Int] = [:]
     private var isRefusing = false
+    /// The most connections open at once since memory was last handed back.
+    private var peak = 0
+    /// A flood is closing: memory is handed back at every quarter down to none.
+    private var isDraining = false
+
+    /// Connections that must have been open at once for their closing to hand memory back.
+    static let trimPeak = 512
 
     init(limits: ConnectionLimits, owner: uid_t) {
         self.limits = limits
@@ -52,17 +59,24 @@ struct ConnectionLedger {
         }
         isRefusing = false
         total += 1
+        peak = max(peak, total)
         byUser[uid] = held + 1
         return .admit
     }
 
-    /// Frees the slot of a closed connection of `uid`.
-    mutating func release(uid: uid_t) {
+    /// Frees the slot of a closed connection of `uid`. Returns true when the memory of closed connections should be
+    /// handed back (``MemoryTrim``): at least ``trimPeak`` were open at once and three quarters of them closed, then
+    /// at every further quarter down to none.
+    mutating func release(uid: uid_t) -> Bool {
         guard let held = byUser[uid], held > 0 else {
             preconditionFailure("released a connection of uid \(uid) that was never admitted")
         }
         total -= 1
         byUser[uid] = held == 1 ? nil : held - 1
+        guard peak >= Self.trimPeak || isDraining, total <= peak / 4 else { return false }
+        peak = total
+        isDraining = total > 0
+        return true
     }
 
     /// The connections `uid` holds.
@@ -79,7 +93,9 @@ final class ConnectionAdmission: Sendable {
 
     func admit(uid: uid_t) -> ConnectionLedger.Decision { ledger.withLock { $0.admit(uid: uid) } }
 
-    func release(uid: uid_t) { ledger.withLock { $0.release(uid: uid) } }
+    func release(uid: uid_t) {
+        if ledger.withLock({ $0.release(uid: uid) }) { MemoryTrim.request() }
+    }
 
     /// Connections admitted and not yet closed.
     var current: Int { ledger.withLock { $0.total } }
