@@ -9,22 +9,32 @@ import ObjectGraph
 ///
 /// glibc's allocator keeps freed memory for reuse: after 5,000 connections close, the daemon's VmRSS would stay
 /// about 100 MB higher. ``ConnectionLedger/release(uid:)`` says when a large number of connections has closed; a
-/// second later (when their tasks are gone too) `malloc_trim(0)` runs on a thread of its own. Requests while one is
-/// pending are merged.
+/// second later (when their tasks are gone too) `malloc_trim(0)` runs on a thread of its own, and once more five
+/// seconds after the last request. Requests while the thread runs are merged.
 enum MemoryTrim {
-    private static let isPending = LockedValue(false)
+    /// Whether a trimming thread runs, and whether a request came since it last trimmed.
+    private static let state = LockedValue((isRunning: false, isRequested: false))
 
     static func request() {
         #if canImport(CMalloc)
-            let start = isPending.withLock { pending in
-                defer { pending = true }
-                return !pending
+            let start = state.withLock { state in
+                defer { state = (true, true) }
+                return !state.isRunning
             }
             guard start else { return }
             Thread.detachNewThread {
-                Thread.sleep(forTimeInterval: 1)
-                isPending.withLock { $0 = false }
+                // Once a second while requests keep coming, then once more a few seconds later for the tasks of the last
+                // connections, which may end well after their channels closed on a loaded machine.
+                while state.withLock({ state in
+                    defer { state.isRequested = false }
+                    return state.isRequested
+                }) {
+                    Thread.sleep(forTimeInterval: 1)
+                    malloc_trim(0)
+                }
+                Thread.sleep(forTimeInterval: 4)
                 malloc_trim(0)
+                state.withLock { $0.isRunning = false }
             }
         #endif
     }
