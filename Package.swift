@@ -37,6 +37,8 @@ let package = Package(
         // System libraries, called only through the small wrappers below.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // glibc's malloc.h (malloc_trim: the daemon hands memory back after a flood of connections closed).
+        .systemLibrary(name: "CMalloc"),
 
         // Calendar arithmetic on day numbers, shared with `package` access by the framework, the readers and the wire
         // module: a target of its own, with no dependencies, so the wire module (the client's only dependency)
@@ -57,7 +59,8 @@ let package = Package(
 
         // The daemon and the two executables.
         .target(name: "AlmanacDaemon",
-                dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "Schedules", "AlmanacWire"] + nio
+                dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "Schedules", "AlmanacWire",
+                               .target(name: "CMalloc", condition: .when(platforms: [.linux]))] + nio
                     + lifecycle + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),

@@ -111,8 +111,12 @@ import Testing
     @Test func defaultsAreDocumented() {
         let configuration = ServerConfiguration(socketPath: "/tmp/x.sock")
         #expect(configuration.maxLineLength == 1 << 20)
-        #expect(configuration.maxConnections == 64)
-        #expect(configuration.idleTimeout == .seconds(300))
+        #expect(configuration.connectionLimits.maxConnections == 8192)
+        #expect(configuration.connectionLimits.maxConnectionsPerUser == 1024)
+        #expect(configuration.connectionLimits.maxConnectionsByUser.isEmpty)
+        #expect(configuration.connectionLimits.requestLineTimeout == .seconds(10))
+        #expect(configuration.connectionLimits.idleTimeout == .seconds(300))
+        #expect(configuration.listenBacklog == 4096)
         #expect(configuration.requestTimeout == .seconds(30))
         #expect(configuration.socketMode == 0o660)
     }

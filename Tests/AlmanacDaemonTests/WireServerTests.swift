@@ -175,7 +175,7 @@ struct WireServerTests {
     }
 
     @Test func connectionsBeyondTheLimitGetBusy() async throws {
-        try await withServer(handler: TestHandler(), configure: { $0.maxConnections = 1 }) { path, _ in
+        try await withServer(handler: TestHandler(), configure: { $0.connectionLimits.maxConnections = 1 }) { path, _ in
             try await withClient(path) { first in
                 try await first.send(WireRequest(id: 1, op: "ping"))
                 #expect(try await first.readObject()?["ok"] == true)
@@ -192,7 +192,10 @@ struct WireServerTests {
     }
 
     @Test func idleConnectionsAreClosed() async throws {
-        try await withServer(handler: TestHandler(), configure: { $0.idleTimeout = .milliseconds(200) }) { path, _ in
+        let idle = { (configuration: inout ServerConfiguration) in
+            configuration.connectionLimits.idleTimeout = .milliseconds(200)
+        }
+        try await withServer(handler: TestHandler(), configure: idle) { path, _ in
             try await withClient(path) { client throws in
                 // Timed from before the request: the idle time starts when the server answered, which a busy machine
                 // may let the client read late.
@@ -211,7 +214,10 @@ struct WireServerTests {
 
     @Test func subscribedConnectionsAreNotClosedForIdleness() async throws {
         let handler = TestHandler()
-        try await withServer(handler: handler, configure: { $0.idleTimeout = .milliseconds(100) }) { path, _ in
+        let idle = { (configuration: inout ServerConfiguration) in
+            configuration.connectionLimits.idleTimeout = .milliseconds(100)
+        }
+        try await withServer(handler: handler, configure: idle) { path, _ in
             // A connection is idle from the moment it is accepted, so on a loaded machine the server may close it
             // before the client got to subscribe. That is the server doing its job; such attempts start over.
             var attempts = 0

@@ -12,6 +12,19 @@ public enum Daemon {
     /// - Throws: a ``ConfigurationError`` or a server error when the daemon cannot start (another instance is
     ///   running, the socket path is unusable, the state folder cannot be created).
     public static func run(configuration: DaemonConfiguration, logger: Logger) async throws {
+        // Each connection is a descriptor: take every one the system allows, and serve no more than fit.
+        let (files, failure) = OpenFileLimit.raiseToHard()
+        if let failure {
+            logger.warning("cannot raise the open-file limit to \(files.hard): \(failure); it stays \(files.soft)")
+        } else {
+            logger.info("open-file limit: \(files.soft)")
+        }
+        let limits = configuration.connectionLimits.fitted(toOpenFileLimit: files.soft)
+        if limits != configuration.connectionLimits {
+            logger.warning(
+                "serving at most \(limits.maxConnections) connections (\(limits.maxConnectionsPerUser) per user) to fit the open-file limit of \(files.soft)"
+            )
+        }
         let notifier = SystemdNotifier()
         let core = try DaemonCore(configuration: configuration)
         let events = EventHub()
@@ -49,6 +62,7 @@ public enum Daemon {
         var serverConfiguration = ServerConfiguration(listener: .fromSocketActivation(
             environment: ProcessInfo.processInfo.environment, orPath: configuration.socketPath))
         serverConfiguration.writeAccess.writerGroup = configuration.writerGroupID
+        serverConfiguration.connectionLimits = limits
         let handler = DaemonHandler(engine: core.engine, events: events, storeThreads: core.storeThreads)
         let server = WireServer(configuration: serverConfiguration, handler: handler, logger: logger) { info in
             let status = core.statusLine

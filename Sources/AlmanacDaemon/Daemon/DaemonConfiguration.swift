@@ -21,6 +21,10 @@ public struct DaemonConfiguration: Sendable {
     public var writerGroupID: UInt32?
     /// Per-file reader settings (`files`): zone, conference name and day change by glob on the file name, in order.
     public var fileSettings: [FileSettings] = []
+    /// Connections in all and per user, and the request-line and idle timeouts (`maxConnections`,
+    /// `maxConnectionsPerUser`, `maxConnectionsByUser`, `requestLineTimeout`, `idleTimeout`). Read at start only;
+    /// ``Daemon`` fits them to the open-file limit.
+    public var connectionLimits = ConnectionLimits()
 
     /// Creates a configuration.
     public init(watchFolders: [URL], stateFolder: URL, socketPath: String, modelURL: URL? = nil) {
@@ -76,8 +80,11 @@ public struct DaemonConfiguration: Sendable {
     public var configurationFile: URL { stateFolder.appendingPathComponent("almanacd.json") }
 
     /// Reads `almanacd.json`: `{"routing": {"Entity": "store-file"}, "readOnlyInbox": bool,
-    /// "maximumFileSize": bytes, "writerGroup": gid, "files": {"glob": {"timeZone", "acronym", "dayChange"}}}`.
-    /// A missing file changes nothing; a file without `files` clears the per-file settings.
+    /// "maximumFileSize": bytes, "writerGroup": gid, "files": {"glob": {"timeZone", "acronym", "dayChange"}},
+    /// "maxConnections": 8192, "maxConnectionsPerUser": 1024, "maxConnectionsByUser": {"uid or name": count},
+    /// "requestLineTimeout": seconds, "idleTimeout": seconds}`.
+    /// A missing file changes nothing; a file without `files` clears the per-file settings, and connection limits it
+    /// leaves out are the defaults.
     ///
     /// - Throws: a message naming the problem when the file exists but is not valid.
     public mutating func loadConfigurationFile() throws {
@@ -102,6 +109,8 @@ public struct DaemonConfiguration: Sendable {
         } else {
             fileSettings = []
         }
+        connectionLimits = try ConnectionLimits(
+            configuration: ordered?.objectValue ?? [:], file: configurationFile.path)
     }
 }
 

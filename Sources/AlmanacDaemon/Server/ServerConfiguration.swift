@@ -21,11 +21,14 @@ public struct ServerConfiguration: Sendable {
     public var listener: Listener
     /// The longest request line in bytes; longer lines are answered `too_large` and skipped. Default 1 MiB.
     public var maxLineLength: Int = WireProtocol.defaultMaxLineLength
-    /// The most connections served at once; one more is accepted, answered `busy` and closed. Default 64.
-    public var maxConnections: Int = 64
-    /// Connections without traffic for this long are closed (not while a request runs or a subscription is open);
-    /// nil keeps them forever. Default 5 minutes.
-    public var idleTimeout: Duration? = .seconds(300)
+    /// How many connections are served, in all and per user, and how long a request line and an idle connection
+    /// may take. Default ``ConnectionLimits/init()``: 8,192 connections, 1,024 per user, 10 s per request line,
+    /// 5 minutes idle.
+    public var connectionLimits = ConnectionLimits()
+    /// The listen backlog asked for (the kernel caps it at `net.core.somaxconn`). Connections past a limit are
+    /// accepted and answered `busy` at once, so the backlog only holds clients for the moment the server takes to
+    /// accept them. Default 4,096.
+    public var listenBacklog: Int32 = 4096
     /// The longest a request may take; then the handler is cancelled and the client gets `timeout`. Default 30 s.
     public var requestTimeout: Duration = .seconds(30)
     /// On graceful shutdown, how long in-flight requests may take to finish before they are cancelled. Default 10 s.

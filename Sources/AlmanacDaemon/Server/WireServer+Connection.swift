@@ -15,10 +15,10 @@ extension WireServer {
     /// Serves one connection until the client closes it, it idles out, or the server shuts down.
     func serve(_ accepted: AcceptedConnection) async {
         let connection = accepted.channel
+        accepted.serve()
         let channel = connection.channel
-        let peer = await Self.peerCredentials(of: channel)
         let state = accepted.state
-        state.peer = peer
+        let peer = state.peer
         var logger = self.logger
         logger[metadataKey: "peer"] = "\(peer)"
         logger.debug("connection opened")
@@ -28,7 +28,7 @@ extension WireServer {
                 try await connection.executeThenClose { inbound, _ in
                     try await withGracefulShutdownHandler {
                         try await withThrowingDiscardingTaskGroup { group in
-                            if let idleTimeout = configuration.idleTimeout {
+                            if let idleTimeout = configuration.connectionLimits.idleTimeout {
                                 group.addTask { await self.watchIdle(state, channel: channel, timeout: idleTimeout) }
                             }
                             var session = ConnectionSession(peer: peer, state: state, channel: channel, logger: logger)
@@ -200,21 +200,20 @@ extension WireServer {
         }
     }
 
-    /// The peer's credentials via `SO_PEERCRED` (Linux), read through NIO's `SocketOptionProvider`.
-    static func peerCredentials(of channel: any Channel) async -> PeerCredentials {
+    /// The peer's credentials via `SO_PEERCRED` (Linux), read through NIO's `SocketOptionProvider`; `unknown` when
+    /// they cannot be read. Completes at once on the channel's event loop.
+    static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials> {
         #if os(Linux)
-        guard let provider = channel as? any SocketOptionProvider else { return .unknown }
-        do {
-            let credentials: PeerCredentialsOption = try await provider.unsafeGetSocketOption(
-                level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET),
-                name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
-            ).get()
-            return PeerCredentials(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
-        } catch {
-            return .unknown
+        guard let provider = channel as? any SocketOptionProvider else {
+            return channel.eventLoop.makeSucceededFuture(.unknown)
         }
+        let option: EventLoopFuture<PeerCredentialsOption> = provider.unsafeGetSocketOption(
+            level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET),
+            name: NIOBSDSocket.Option(rawValue: SO_PEERCRED)
+        )
+        return option.map { PeerCredentials(uid: $0.uid, gid: $0.gid, pid: $0.pid) }.recover { _ in .unknown }
         #else
-        return .unknown
+        return channel.eventLoop.makeSucceededFuture(.unknown)
         #endif
     }
 }
@@ -222,19 +221,15 @@ extension WireServer {
 /// The per-connection state shared between the connection's task and its watchers.
 final class ConnectionState: Sendable {
     private let machine: LockedValue<ConnectionStateMachine>
-    private let peerCredentials = LockedValue(PeerCredentials.unknown)
+    /// Who is on the other end, read when the connection was accepted.
+    let peer: PeerCredentials
     /// Requests the connection's task has answered (the answer handed to the socket), for ``RequestDecoder``'s
     /// ordering.
     let requestsAnswered = Atomic(0)
 
-    init(now: ContinuousClock.Instant) {
+    init(now: ContinuousClock.Instant, peer: PeerCredentials) {
         machine = LockedValue(ConnectionStateMachine(now: now))
-    }
-
-    /// Who is on the other end, once the connection's task has asked the socket (`unknown` before).
-    var peer: PeerCredentials {
-        get { peerCredentials.withLock { $0 } }
-        set { peerCredentials.withLock { $0 = newValue } }
+        self.peer = peer
     }
 
     func withLock<T>(_ body: (inout ConnectionStateMachine) -> T) -> T {
@@ -250,9 +245,30 @@ struct PeerCredentialsOption: Sendable {
 }
 
 /// An accepted connection: its channel and the state its task shares with its event loop's handler.
-struct AcceptedConnection: Sendable {
+///
+/// NIO drops a connection accepted while the server closes (its initializer ran, the accept loop had ended); a
+/// wrapped channel must still be closed through `executeThenClose`, so one never served is closed on deinit.
+final class AcceptedConnection: Sendable {
     let channel: NIOAsyncChannel<InboundRequest, ByteBuffer>
     let state: ConnectionState
+    private let isServed = Atomic(false)
+
+    init(channel: NIOAsyncChannel<InboundRequest, ByteBuffer>, state: ConnectionState) {
+        self.channel = channel
+        self.state = state
+    }
+
+    /// The connection's task takes it over.
+    func serve() {
+        isServed.store(true, ordering: .releasing)
+    }
+
+    deinit {
+        guard !isServed.load(ordering: .acquiring) else { return }
+        let channel = self.channel
+        // The one unstructured task: nothing awaits a connection nobody took, and closing it needs an async scope.
+        Task { try? await channel.executeThenClose { _, _ in } }
+    }
 }
 
 /// What the reading loop of one connection carries along.

@@ -38,7 +38,8 @@ public struct WireServer<Handler: RequestHandler>: Service {
     let logger: Logger
     let eventLoopGroup: any EventLoopGroup
     let onReady: @Sendable (ReadyInfo) async -> Void
-    let connectionCount = ConnectionCounter()
+    /// Counts connections against ``ServerConfiguration/connectionLimits``.
+    let admission: ConnectionAdmission
 
     /// A server for `handler`.
     ///
@@ -60,6 +61,8 @@ public struct WireServer<Handler: RequestHandler>: Service {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         self.onReady = onReady
+        self.admission = ConnectionAdmission(
+            limits: configuration.connectionLimits, owner: configuration.writeAccess.ownerUID)
     }
 
     public func run() async throws {
@@ -103,7 +106,7 @@ public struct WireServer<Handler: RequestHandler>: Service {
         logger.info("stopped")
     }
 
-    private func acceptConnections(on serverChannel: NIOAsyncChannel<AcceptedConnection, Never>)
+    private func acceptConnections(on serverChannel: NIOAsyncChannel<AcceptedConnection?, Never>)
         async
     {
         await withTaskCancellationHandler {
@@ -111,8 +114,9 @@ public struct WireServer<Handler: RequestHandler>: Service {
                 try await serverChannel.executeThenClose { inbound in
                     await withDiscardingTaskGroup { connections in
                         do {
-                            for try await connection in inbound {
-                                connections.addTask { await self.accepted(connection) }
+                            // Connections past a limit were answered `busy` on their event loop (nil here).
+                            for try await case let connection? in inbound {
+                                connections.addTask { await self.serve(connection) }
                             }
                         } catch {
                             self.logger.debug("accept loop ended", metadata: ["error": "\(error)"])
@@ -126,44 +130,6 @@ public struct WireServer<Handler: RequestHandler>: Service {
             serverChannel.channel.close(promise: nil)
         }
     }
-
-    private func accepted(_ connection: AcceptedConnection) async {
-        guard connectionCount.enter(limit: configuration.maxConnections) else {
-            logger.notice("too many connections; answering busy", metadata: ["limit": "\(configuration.maxConnections)"])
-            let busy = WireError(
-                code: .busy,
-                message: "the daemon serves \(configuration.maxConnections) connections already; try again later"
-            )
-            let channel = connection.channel.channel
-            var line = channel.allocator.buffer(capacity: 256)
-            WireResponse.encodeLine(id: .null, error: busy, into: &line)
-            _ = try? await channel.writeAndFlush(line).get()
-            _ = try? await channel.close().get()
-            return
-        }
-        defer { connectionCount.leave() }
-        await serve(connection)
-    }
 }
 
 struct GracePeriodExpired: Error {}
-
-/// Counts open connections against the limit.
-final class ConnectionCounter: Sendable {
-    private let count = LockedValue(0)
-
-    /// Takes a slot if fewer than `limit` are taken.
-    func enter(limit: Int) -> Bool {
-        count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
-        }
-    }
-
-    func leave() {
-        count.withLock { $0 -= 1 }
-    }
-
-    var current: Int { count.withLock { $0 } }
-}

@@ -37,13 +37,17 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notFound = Code(rawValue: "not_found")
         /// The request line is longer than the server's limit; the connection stays usable.
         public static let tooLarge = Code(rawValue: "too_large")
-        /// The server has too many connections; try again later.
+        /// The server refused the connection: a connection limit is reached. `details.limit` names it
+        /// (`maxConnections` or `maxConnectionsPerUser`) and `details.value` gives it; the server closes the
+        /// connection after this line. Try again later.
         public static let busy = Code(rawValue: "busy")
         /// Something failed inside the daemon; its log has the details.
         public static let `internal` = Code(rawValue: "internal")
         /// The peer is not allowed to do this (writes need the daemon's user, root or the configured group).
         public static let forbidden = Code(rawValue: "forbidden")
-        /// The request did not finish within the server's per-request deadline.
+        /// The request did not finish within the server's per-request deadline; or, with `details.limit`
+        /// `requestLineTimeout` (and `details.value` in seconds), a request line did not arrive in full in time and
+        /// the server closes the connection.
         public static let timeout = Code(rawValue: "timeout")
         /// The `op` is not an operation this server knows.
         public static let unknownOp = Code(rawValue: "unknown_op")
@@ -102,6 +106,22 @@ extension WireError {
         )
     }
 
+    /// `busy`: a connection limit named `limit` (`maxConnections`, `maxConnectionsPerUser`) of `value` connections
+    /// is reached.
+    public static func busy(limit: String, value: Int, message: String) -> WireError {
+        WireError(code: .busy, message: message, details: ["limit": .string(limit), "value": .int(Int64(value))])
+    }
+
+    /// `timeout` for a request line that did not arrive in full within `seconds` of its first byte; the server
+    /// closes the connection after it.
+    public static func requestLineTimeout(seconds: Double) -> WireError {
+        let value: JSONValue = Int64(exactly: seconds).map(JSONValue.int) ?? .double(seconds)
+        return WireError(
+            code: .timeout,
+            message: "the request line did not arrive within \(value) s of its start; send each request whole",
+            details: ["limit": .string("requestLineTimeout"), "value": value])
+    }
+
     /// `unknown_op` for an operation name the server does not know.
     public static func unknownOp(_ op: String) -> WireError {
         WireError(code: .unknownOp, message: "unknown operation \"\(op)\"", details: ["op": .string(op)])
@@ -123,6 +143,12 @@ extension WireError {
 
     /// The candidate stores of an `ambiguous_store`, if any.
     public var candidates: [String]? { details["candidates"]?.arrayValue?.compactMap(\.stringValue) }
+
+    /// The limit a `busy` or a request-line `timeout` names, and its value (connections, or seconds), if any.
+    public var exceededLimit: (name: String, value: Double)? {
+        guard let name = details["limit"]?.stringValue, let value = details["value"]?.doubleValue else { return nil }
+        return (name, value)
+    }
 
     /// The field named by a `bad_request`, if any.
     public var field: String? { details["field"]?.stringValue }

@@ -28,6 +28,10 @@ public struct LineFramer: Sendable {
     /// Whether bytes of an unfinished line are buffered.
     public var hasPartialLine: Bool { !buffer.isEmpty }
 
+    /// Whether the stream is inside a line: bytes of an unfinished line are buffered, or the bytes of an over-long
+    /// line are being dropped up to its LF.
+    public var isInsideLine: Bool { !buffer.isEmpty || isDiscarding }
+
     /// Takes the next chunk of the stream.
     ///
     /// - Complexity: O(n) in the chunk's size.

@@ -4,6 +4,11 @@
 /// A connection is `idle` (waiting for a request line), `processing` one request, `draining` (shutdown arrived
 /// during a request: answer it, then close) or `closed`. Idle time counts from the last byte received or the last
 /// answer written; connections that subscribed are never closed for idleness.
+///
+/// Apart from idleness, a request line must arrive in full within a short time of its first byte: the event loop
+/// reports an unfinished line (``partialLineStarted(at:)``, ``partialLineEnded()``) and its timer asks
+/// ``requestLineCheck(at:timeout:)``. The clock restarts when an answer is written, so the time a client's earlier
+/// requests take is not counted against the line it sends meanwhile.
 struct ConnectionStateMachine {
     typealias Instant = ContinuousClock.Instant
 
@@ -36,8 +41,18 @@ struct ConnectionStateMachine {
         case stopWatching
     }
 
+    enum RequestLineAction: Equatable {
+        /// The line is late: answer `timeout` and close.
+        case close
+        case checkAgain(at: Instant)
+        /// No line is unfinished, or the connection is closed.
+        case stopWatching
+    }
+
     private(set) var state: State
     private(set) var isSubscribed = false
+    /// When the unfinished request line started (its clock restarted), or nil when none is unfinished.
+    private(set) var partialLineSince: Instant?
 
     init(now: Instant) {
         state = .idle(since: now)
@@ -46,6 +61,32 @@ struct ConnectionStateMachine {
     /// Bytes arrived: idle time starts again.
     mutating func bytesReceived(at now: Instant) {
         if case .idle = state { state = .idle(since: now) }
+    }
+
+    /// A read left a request line unfinished that was not unfinished before (its first bytes arrived).
+    mutating func partialLineStarted(at now: Instant) {
+        partialLineSince = now
+    }
+
+    /// No request line is unfinished any more.
+    mutating func partialLineEnded() {
+        partialLineSince = nil
+    }
+
+    /// The request-line timer woke up.
+    mutating func requestLineCheck(at now: Instant, timeout: Duration) -> RequestLineAction {
+        guard let since = partialLineSince else { return .stopWatching }
+        switch state {
+        case .idle:
+            guard now - since >= timeout else { return .checkAgain(at: since + timeout) }
+            state = .closed
+            return .close
+        case .processing, .draining:
+            // ``requestFinished(at:)`` restarts the clock.
+            return .checkAgain(at: now + timeout)
+        case .closed:
+            return .stopWatching
+        }
     }
 
     /// A complete request line was read.
@@ -70,6 +111,7 @@ struct ConnectionStateMachine {
 
     /// The answer to the current request was written (or, for an immediate request, handed to the socket).
     mutating func requestFinished(at now: Instant) -> AnswerAction {
+        if partialLineSince != nil { partialLineSince = now }
         switch state {
         case .processing:
             state = .idle(since: now)

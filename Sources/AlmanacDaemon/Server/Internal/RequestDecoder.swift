@@ -9,6 +9,10 @@ import NIOCore
 /// of what a `ping` costs. Answers stay in request order: a request is answered here only when every request handed
 /// on before it has been answered (``ConnectionState/requestsAnswered`` has caught up); otherwise it is handed on
 /// too, and the task answers it in turn.
+///
+/// It also times request lines: when a read leaves a line unfinished, a timer on the event loop asks the
+/// connection's ``ConnectionStateMachine`` whether the line is late (``ConnectionLimits/requestLineTimeout``), and
+/// if so answers `timeout` (id `null`) and closes the connection.
 final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = InboundRequest
@@ -21,17 +25,25 @@ final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, Remo
     private var handedOn = 0
     /// Answers written here and not yet flushed (flushed once per read).
     private var needsFlush = false
-    /// An answer here closed the connection (shutdown arrived): the rest of the input is dropped.
+    /// An answer here closed the connection (shutdown arrived, a line was late): the rest of the input is dropped.
     private var isClosing = false
+    /// How long a request line may take once started, or nil.
+    private let lineTimeout: Duration?
+    /// The pending check of an unfinished line, if one is scheduled.
+    private var lineTimer: Scheduled<Void>?
 
-    init(handler: Handler, state: ConnectionState, maxLineLength: Int) {
+    init(handler: Handler, state: ConnectionState, maxLineLength: Int, lineTimeout: Duration?) {
         self.handler = handler
         self.state = state
         self.framer = LineFramer(maxLineLength: maxLineLength)
+        self.lineTimeout = lineTimeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
+        let received = buffer
+        let wasInsideLine = framer.isInsideLine
+        defer { timeLine(wasInside: wasInsideLine, received: received, context: context) }
         // Every byte passes here, so idle time is counted here for the task too.
         state.withLock { $0.bytesReceived(at: .now) }
         // Whole lines are decoded where they lie in the buffer, without the framer's copy; a line's start left from
@@ -67,8 +79,51 @@ final class RequestDecoder<Handler: RequestHandler>: ChannelInboundHandler, Remo
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        lineTimer?.cancel()
+        lineTimer = nil
         finish(context: context)
         context.fireChannelInactive()
+    }
+
+    /// After a read: starts the clock of a line the read left unfinished (a line already unfinished before it keeps
+    /// its clock unless the read ended it), or stops it when no line is unfinished.
+    private func timeLine(wasInside: Bool, received: ByteBuffer, context: ChannelHandlerContext) {
+        guard let lineTimeout, !isClosing else { return }
+        guard framer.isInsideLine else {
+            if wasInside { state.withLock { $0.partialLineEnded() } }
+            return
+        }
+        guard !wasInside || received.readableBytesView.contains(0x0A) else { return }
+        let now = ContinuousClock.now
+        state.withLock { $0.partialLineStarted(at: now) }
+        if lineTimer == nil { scheduleLineCheck(at: now + lineTimeout, context: context) }
+    }
+
+    private func scheduleLineCheck(at deadline: ContinuousClock.Instant, context: ChannelHandlerContext) {
+        let delay = TimeAmount(max(.zero, deadline - .now))
+        lineTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+            lineTimer = nil
+            checkLine(context: context)
+        }
+    }
+
+    /// The line timer fired: answers `timeout` and closes if the unfinished line is late.
+    private func checkLine(context: ChannelHandlerContext) {
+        guard let lineTimeout, !isClosing else { return }
+        switch state.withLock({ $0.requestLineCheck(at: .now, timeout: lineTimeout) }) {
+        case .stopWatching:
+            return
+        case .checkAgain(let deadline):
+            scheduleLineCheck(at: deadline, context: context)
+        case .close:
+            isClosing = true
+            needsFlush = false
+            let seconds = lineTimeout / .milliseconds(1) / 1000
+            var out = context.channel.allocator.buffer(capacity: 256)
+            WireResponse.encodeLine(id: .null, error: .requestLineTimeout(seconds: seconds), into: &out)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(out)).whenComplete { _ in channel.close(promise: nil) }
+        }
     }
 
     private func finish(context: ChannelHandlerContext) {
