@@ -35,8 +35,17 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let ambiguousStore = Code(rawValue: "ambiguous_store")
         /// No object has the given URI.
         public static let notFound = Code(rawValue: "not_found")
-        /// The request line is longer than the server's limit; the connection stays usable.
+        /// The request line is longer than the server's limit, or a `fetch` or `template` would answer with more
+        /// objects than the daemon sends in one reply (`details.limit`, `details.total`: page with `limit` and
+        /// `offset`); the connection stays usable.
         public static let tooLarge = Code(rawValue: "too_large")
+        /// A write was refused because the file system holding its store is full or the disk quota is used up.
+        /// Nothing of it was written and the store is intact; reads go on, and writes succeed again once space is
+        /// freed (no restart). `details.store` names the store's file when known.
+        public static let storageFull = Code(rawValue: "storage_full")
+        /// Reading or writing a store's file failed in the operating system (`EIO`, a failing disk). The request
+        /// had no effect; the daemon's log has the details. `details.store` names the store's file when known.
+        public static let ioError = Code(rawValue: "io_error")
         /// The server has too many connections; try again later.
         public static let busy = Code(rawValue: "busy")
         /// Something failed inside the daemon; its log has the details.
@@ -102,6 +111,17 @@ extension WireError {
         )
     }
 
+    /// `too_large` for a reply of `total` objects, more than the `limit` the daemon sends at once: page with
+    /// `limit` and `offset`.
+    public static func tooManyObjects(_ total: Int, limit: Int) -> WireError {
+        WireError(
+            code: .tooLarge,
+            message: "the reply would hold \(total) objects, more than the \(limit) sent at once; "
+                + "page with \"limit\" (at most \(limit)) and \"offset\", or narrow the predicate",
+            details: ["limit": .int(limit), "total": .int(total)]
+        )
+    }
+
     /// `unknown_op` for an operation name the server does not know.
     public static func unknownOp(_ op: String) -> WireError {
         WireError(code: .unknownOp, message: "unknown operation \"\(op)\"", details: ["op": .string(op)])
@@ -123,6 +143,9 @@ extension WireError {
 
     /// The candidate stores of an `ambiguous_store`, if any.
     public var candidates: [String]? { details["candidates"]?.arrayValue?.compactMap(\.stringValue) }
+
+    /// The object count of a `too_large` reply that was refused, if any.
+    public var total: Int? { details["total"]?.intValue.map(Int.init) }
 
     /// The field named by a `bad_request`, if any.
     public var field: String? { details["field"]?.stringValue }

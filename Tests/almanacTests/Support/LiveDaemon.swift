@@ -1,0 +1,49 @@
+import AlmanacWire
+import Foundation
+import Glibc
+
+/// The real `almanacd` in a child process on given folders, ready (READY=1) when made; requests go straight to its
+/// socket, one connection each.
+final class LiveDaemon {
+    let process: Process
+    let socket: String
+    private let notify = DaemonProcessTests.NotifySocket()
+
+    /// Starts the daemon watching `inbox` with `state` as its state folder and waits for READY=1.
+    init(inbox: URL, state: URL, socket: String) throws {
+        self.socket = socket
+        process = try DaemonProcessTests.launch(
+            try DaemonProcessTests.binary("almanacd"),
+            ["--watch", inbox.path, "--state", state.path, "--socket", socket],
+            environment: ["NOTIFY_SOCKET": notify.path, "HOME": state.path, "PATH": "/usr/bin:/bin"])
+        _ = notify.wait(for: "READY=1")
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    /// The reply to one request line, parsed (an empty object when there is none).
+    func send(_ line: String) -> JSONObject {
+        guard let text = DaemonProcessTests.request(line, at: socket),
+            let object = try? JSONValue(parsing: text).objectValue
+        else { return [:] }
+        return object
+    }
+
+    /// The error code of a reply, nil for `ok`.
+    static func errorCode(_ reply: JSONObject) -> String? { reply["error"]?.objectValue?["code"]?.stringValue }
+
+    /// The daemon's resident memory (VmRSS) in bytes, from /proc.
+    var residentBytes: Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1024
+    }
+
+    /// SIGTERM, then waits for the exit; returns whether it stopped in time.
+    func stop() async -> Bool {
+        kill(process.processIdentifier, SIGTERM)
+        return await process.exited(within: 60)
+    }
+}
