@@ -368,8 +368,12 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         guard fd >= 0 else { throw LibraryError("the file cannot be read (\(String(cString: strerror(errno))))") }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(fd, &buffer, buffer.count)
+        let failure = errno
         close(fd)
-        guard count > 0 else { throw LibraryError(count == 0 ? "the file is empty" : "the file cannot be read") }
+        guard count > 0 else {
+            throw LibraryError(
+                count == 0 ? "the file is empty" : "the file cannot be read (\(String(cString: strerror(failure))))")
+        }
         guard let type = StoreSniffer.storeType(forPrefix: Data(buffer.prefix(count))) else {
             throw LibraryError("the file is not a schedule format Almanac reads")
         }
