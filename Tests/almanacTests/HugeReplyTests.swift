@@ -3,12 +3,17 @@ import Foundation
 import Glibc
 import Testing
 
-/// A `fetch` with no limit over a million sessions: the daemon refuses it with `too_large` (counting, not reading,
+/// A `fetch` with no limit over 100,000 sessions (a million with `scripts/huge-reply.sh`): the daemon refuses it with `too_large` (counting, not reading,
 /// the objects), its memory stays within the documented bound, and other clients get their answers meanwhile.
 @Suite(.timeLimit(.minutes(3)))
 struct HugeReplyTests {
-    /// Sessions written straight into the personal store's file (one transaction, Core Data's layout).
-    static let generated = 1_000_000
+    /// Sessions written straight into the personal store's file (one transaction, Core Data's layout): 100,000 in
+    /// the suite (twice the default `maximumReplyObjects`; a million takes 7 s to write on an idle machine and over
+    /// two minutes among the suite's other tests), a million with `scripts/huge-reply.sh`, which sets
+    /// `ALMANAC_HUGE_REPLY_SESSIONS`.
+    static let generated =
+        ProcessInfo.processInfo.environment["ALMANAC_HUGE_REPLY_SESSIONS"].flatMap { Int($0) }
+        ?? 100_000
     /// The daemon's resident memory may grow by at most this much while it answers the requests below (the bound
     /// TheWireProtocol.md documents for a reply of `maximumReplyObjects` objects is smaller; debug builds need more).
     static let allowedGrowth = 256 * 1024 * 1024
@@ -28,7 +33,7 @@ struct HugeReplyTests {
             """)
     }
 
-    @Test func aFetchOfAMillionSessionsIsRefusedWithinTheMemoryBound() async throws {
+    @Test func anUnlimitedFetchOfHugeDataIsRefusedWithinTheMemoryBound() async throws {
         let scratch = try FullDiskTests.Scratch(samples: ["swift-server-days-2026.xml"])
         defer { scratch.remove() }
         let state = scratch.root.appendingPathComponent("state")
@@ -64,7 +69,7 @@ struct HugeReplyTests {
 
         // A page at the limit is answered.
         let page = daemon.send(
-            #"{"id":3,"op":"fetch","entity":"Session","sort":[{"key":"start"}],"offset":100000,"limit":50000}"#)
+            #"{"id":3,"op":"fetch","entity":"Session","sort":[{"key":"start"}],"offset":10000,"limit":50000}"#)
         #expect(page["objects"]?.arrayValue?.count == 50_000)
         #expect(page["total"]?.intValue == total)
         let afterPage = daemon.residentBytes
