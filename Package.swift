@@ -80,7 +80,8 @@ let package = Package(
         .testTarget(name: "AlmanacDaemonTests",
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
                         + lifecycle),
-        .testTarget(name: "almanacTests", dependencies: ["almanac", "almanacd", "AlmanacWire", "AlmanacDaemon"] + lifecycle,
+        .testTarget(name: "almanacTests",
+                    dependencies: ["almanac", "almanacd", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -75,7 +75,8 @@ struct WireProtocolDocumentTests {
         #expect(replies.contains { $0["ok"] == false })
         #expect(blocks.flatMap { $0 }.contains { if case .event = $0 { return true } else { return false } })
 
-        let fixture = try CoreFixture()
+        // A reply limit below the samples' 41 sessions, so the `too_large` example is what this daemon sends.
+        let fixture = try CoreFixture(settings: #"{"maximumReplyObjects": 40}"#)
         defer { fixture.remove() }
         var uris: [String: String] = [:]
         try await withServer(handler: fixture.handler) { path, _ in

@@ -19,6 +19,10 @@ public struct DaemonConfiguration: Sendable {
     public var maximumFileSize = 64 * 1024 * 1024
     /// A group whose members may write (insert, update, delete) besides the daemon's own user and root.
     public var writerGroupID: UInt32?
+    /// The most objects one `fetch` or `template` reply holds (`maximumReplyObjects` in `almanacd.json`); larger
+    /// requests are refused with `too_large` and a hint to page, so one reply's memory stays bounded. Default
+    /// `QueryEngine.defaultMaximumReplyObjects` (50,000).
+    public var maximumReplyObjects = QueryEngine.defaultMaximumReplyObjects
     /// Per-file reader settings (`files`): zone, conference name and day change by glob on the file name, in order.
     public var fileSettings: [FileSettings] = []
     /// Connections in all and per user, and the request-line and idle timeouts (`maxConnections`,
@@ -80,7 +84,8 @@ public struct DaemonConfiguration: Sendable {
     public var configurationFile: URL { stateFolder.appendingPathComponent("almanacd.json") }
 
     /// Reads `almanacd.json`: `{"routing": {"Entity": "store-file"}, "readOnlyInbox": bool,
-    /// "maximumFileSize": bytes, "writerGroup": gid, "files": {"glob": {"timeZone", "acronym", "dayChange"}},
+    /// "maximumFileSize": bytes, "maximumReplyObjects": count, "writerGroup": gid,
+    /// "files": {"glob": {"timeZone", "acronym", "dayChange"}},
     /// "maxConnections": 8192, "maxConnectionsPerUser": 1024, "maxConnectionsByUser": {"uid or name": count},
     /// "requestLineTimeout": seconds, "idleTimeout": seconds}`.
     /// A missing file changes nothing; a file without `files` clears the per-file settings, and connection limits it
@@ -101,6 +106,7 @@ public struct DaemonConfiguration: Sendable {
         }
         if let value = object["readOnlyInbox"] as? Bool { readOnlyInbox = value }
         if let value = object["maximumFileSize"] as? Int, value > 0 { maximumFileSize = value }
+        if let value = object["maximumReplyObjects"] as? Int, value > 0 { maximumReplyObjects = value }
         if let value = object["writerGroup"] as? Int, value >= 0 { writerGroupID = UInt32(value) }
         // Parsed again for `files` with the wire's parser, which keeps the order of members: the first glob wins.
         let ordered = try? JSONValue(parsing: [UInt8](data), maxDepth: 16)

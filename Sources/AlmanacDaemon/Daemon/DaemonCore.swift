@@ -62,7 +62,7 @@ public final class DaemonCore: Sendable {
                 maximumFileSize: configuration.maximumFileSize, fileSettings: configuration.fileSettings))
         engine = QueryEngine(
             library: library, personalStore: personalStore, routingRules: configuration.routingRules,
-            version: Self.version)
+            version: Self.version, maximumReplyObjects: configuration.maximumReplyObjects)
         runID = try Self.recordRun(coordinator: coordinator, in: personalStore)
     }
 

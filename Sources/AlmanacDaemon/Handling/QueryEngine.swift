@@ -20,6 +20,12 @@ public final class QueryEngine: Sendable {
     private let rules: LockedValue<[String: String]>
     /// The daemon's version string for `hello`.
     public let version: String
+    /// The most objects one `fetch` or `template` reply holds; a request that would answer with more is refused
+    /// with `too_large` (before any object is read) and a hint to page.
+    public let maximumReplyObjects: Int
+    /// The default of ``maximumReplyObjects``: 50,000 objects. A reply of that many sessions grew a debug build's
+    /// VmRSS by 160-185 MB (the reply cache keeps them); real schedules hold a few thousand sessions.
+    public static let defaultMaximumReplyObjects = 50_000
     /// Encoded objects of earlier replies.
     let wireObjects = WireObjectCache()
     /// Earlier replies to reading requests, while the stores are unchanged.
@@ -30,11 +36,12 @@ public final class QueryEngine: Sendable {
 
     /// Creates an engine. Personal `Session`s go to the personal store unless `routingRules` says otherwise.
     public init(library: ScheduleLibrary, personalStore: PersistentStore, routingRules: [String: String] = [:],
-                version: String) {
+                version: String, maximumReplyObjects: Int = QueryEngine.defaultMaximumReplyObjects) {
         self.library = library
         self.personalStore = personalStore
         self.rules = LockedValue(Self.withDefaults(routingRules))
         self.version = version
+        self.maximumReplyObjects = max(1, maximumReplyObjects)
     }
 
     /// Replaces the routing rules (SIGHUP re-reads them from the configuration file).
@@ -155,14 +162,20 @@ public final class QueryEngine: Sendable {
     // MARK: Running inside the coordinator
 
     /// Runs a read beside other reads. A store whose file another process rewrote in place fails: it is set aside,
-    /// as if the file had been replaced a moment before, and the read runs again without it.
+    /// as if the file had been replaced a moment before, and the read runs again without it. The read runs again
+    /// too when the watcher replaced or detached the failing file's store meanwhile (it saw the new version first).
     private func reading<T>(_ body: () throws -> T) throws(WireError) -> T {
         var setAside: Set<String> = []
         while true {
+            let storesBefore = library.storeChangeCount
             do {
                 return try coordinator.performReading(body)
             } catch {
-                guard setAsideIfChangedUnderItsStore(error, setAside: &setAside) else { throw WireError.from(error) }
+                if setAsideIfChangedUnderItsStore(error, setAside: &setAside) { continue }
+                guard !(error is WireError), let url = (error as? StoreError)?.context.storeURL,
+                    !setAside.contains(url.path), library.storeChangeCount != storesBefore
+                else { throw WireError.from(error) }
+                setAside.insert(url.path)
             }
         }
     }
@@ -249,8 +262,31 @@ public final class QueryEngine: Sendable {
         return SortKey(key.key, ascending: key.isAscending, comparison: comparison)
     }
 
-    private func fetchResponse(_ request: FetchRequest, properties: [String]?) throws -> WireResponse.Fetch {
+    /// The number of objects `request` matches, ignoring its limit and offset, when that must be known before
+    /// fetching: when the reply could hold more than ``maximumReplyObjects``. Throws `too_large` when it would.
+    /// Counting reads no objects, so a request for a million objects costs a `COUNT`, not a million objects.
+    private func checkReplySize(_ request: FetchRequest, in context: ManagedObjectContext) throws -> Int? {
+        let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        guard limit == 0 || limit > maximumReplyObjects else { return nil }
+        request.fetchLimit = 0
+        request.fetchOffset = 0
+        defer {
+            request.fetchLimit = limit
+            request.fetchOffset = offset
+        }
+        let total = try context.count(for: request)
+        let replied = limit == 0 ? max(0, total - offset) : min(limit, max(0, total - offset))
+        if replied > maximumReplyObjects { throw WireError.tooManyObjects(replied, limit: maximumReplyObjects) }
+        return total
+    }
+
+    /// The objects `request` fetches and their total; refused with `too_large` past ``maximumReplyObjects`` unless
+    /// the caller checked the size already (`checkingSize` false).
+    private func fetchResponse(_ request: FetchRequest, properties: [String]?, checkingSize: Bool = true) throws
+        -> WireResponse.Fetch
+    {
         let context = ManagedObjectContext(coordinator: coordinator)
+        let counted = checkingSize ? try checkReplySize(request, in: context) : nil
         let coding = self.coding
         let entities = coordinator.managedObjectModel.entitiesByName
         let objects: [WireObject]
@@ -292,6 +328,7 @@ public final class QueryEngine: Sendable {
         } else {
             objects = try context.fetch(request).map { coding.wireObject($0, properties: properties) }
         }
+        if let counted { return WireResponse.Fetch(objects: objects, total: counted) }
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
         request.fetchLimit = 0
         request.fetchOffset = 0
@@ -310,21 +347,32 @@ public final class QueryEngine: Sendable {
         let inTitle = ObjectPredicate.comparison(
             .keyPath("title"), .contains, .constant(.string(text)), options: [.caseInsensitive, .diacriticInsensitive])
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        // The two groups partition the request's objects: one count says whether the reply is too large.
+        _ = try checkReplySize(request, in: ManagedObjectContext(coordinator: coordinator))
         var objects: [WireObject] = []
         var total = 0
+        // The page's objects only: the title group's from `offset`, then the other group's from where the page
+        // continues in it.
+        var skip = offset
         for part in [inTitle, .not(inTitle)] {
             let group = FetchRequest(entityName: request.entityName)
             group.predicate = .and([part, predicate])
             group.sortKeys = request.sortKeys
             group.includesSubentities = request.includesSubentities
             group.affectedStores = request.affectedStores
-            let reply = try fetchResponse(group, properties: properties)
+            let wanted = limit == 0 ? 0 : limit - objects.count
+            guard limit == 0 || wanted > 0 else {
+                total += try ManagedObjectContext(coordinator: coordinator).count(for: group)
+                continue
+            }
+            group.fetchLimit = wanted
+            group.fetchOffset = skip
+            let reply = try fetchResponse(group, properties: properties, checkingSize: false)
             objects += reply.objects
             total += reply.total
+            skip = max(0, skip - reply.total)
         }
-        let from = min(offset, objects.count)
-        let to = limit == 0 ? objects.count : min(objects.count, from + limit)
-        return WireResponse.Fetch(objects: Array(objects[from..<to]), total: total)
+        return WireResponse.Fetch(objects: objects, total: total)
     }
 
     private func existing(_ uri: String, in context: ManagedObjectContext) throws -> ManagedObject {

@@ -44,6 +44,8 @@ extension WireError {
             case .noStoreForEntity, .entityNotInConfiguration:
                 return WireError(code: .notWritable, message: error.message)
             case .mergeConflict: return WireError(code: .busy, message: error.message)
+            case .storageFull, .io:
+                return storageError(error)
             case .constraintConflict:
                 let conflicts = error.constraintConflicts.map { conflict -> JSONValue in
                     .object(["entity": .string(conflict.entityName),
@@ -63,5 +65,25 @@ extension WireError {
         default:
             return WireError(code: .internal, message: "\(error)")
         }
+    }
+
+    /// `storage_full` or `io_error` for a store whose file could not be read or written, naming the file.
+    private static func storageError(_ error: StoreError) -> WireError {
+        var details: JSONObject = [:]
+        let file = error.context.storeURL?.path
+        if let file { details["store"] = .string(file) }
+        let store = file.map { " (\($0))" } ?? ""
+        if error.code == .storageFull {
+            return WireError(
+                code: .storageFull,
+                message: "The disk holding the store\(store) is full: nothing was written, and the store is as it "
+                    + "was. Free space on it and try again; reads go on meanwhile.",
+                details: details, cause: error)
+        }
+        return WireError(
+            code: .ioError,
+            message: "Reading or writing the store\(store) failed in the operating system; nothing was changed. "
+                + "Detail: \(error.message)",
+            details: details, cause: error)
     }
 }

@@ -95,6 +95,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private var failedVersions: [String: FileVersion] = [:]
     /// The version each attached store was read from, by path.
     private var attachedVersions: [String: FileVersion] = [:]
+    /// How many times a file's store was attached, replaced, detached or set aside.
+    private var storeChanges = 0
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -104,6 +106,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         self.fileSettings = configuration.fileSettings
         ScheduleFileStore.registerTypes()
     }
+
+    /// A number that grows whenever a file's store is attached, replaced, detached or set aside: a request that
+    /// failed on a store can tell whether the store it read is still the one the file is served by.
+    public var storeChangeCount: Int { lock.withLock { storeChanges } }
 
     /// Every known file, sorted by path.
     public var entriesByPath: [Entry] {
@@ -237,6 +243,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 entries[url.path] = entry
                 failedVersions[url.path] = nil
                 attachedVersions[url.path] = version
+                storeChanges += 1
             }
             resolveShadowing()
             return outcome
@@ -263,6 +270,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         guard let entry = lock.withLock({
             failedVersions[url.path] = nil
             attachedVersions[url.path] = nil
+            storeChanges += 1
             return entries.removeValue(forKey: url.path)
         }) else { return .ignored }
         if let store = entry.store {
@@ -293,6 +301,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         lock.withLock {
             entries[url.path] = entry
             attachedVersions[url.path] = nil
+            storeChanges += 1
         }
         resolveShadowing()
         return true
@@ -368,8 +377,12 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         guard fd >= 0 else { throw LibraryError("the file cannot be read (\(String(cString: strerror(errno))))") }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(fd, &buffer, buffer.count)
+        let failure = errno
         close(fd)
-        guard count > 0 else { throw LibraryError(count == 0 ? "the file is empty" : "the file cannot be read") }
+        guard count > 0 else {
+            throw LibraryError(
+                count == 0 ? "the file is empty" : "the file cannot be read (\(String(cString: strerror(failure))))")
+        }
         guard let type = StoreSniffer.storeType(forPrefix: Data(buffer.prefix(count))) else {
             throw LibraryError("the file is not a schedule format Almanac reads")
         }

@@ -102,7 +102,7 @@ extension WireServer {
             }
         case .failure(let error):
             written = await session.write { WireResponse.encodeLine(id: request.id, error: error, into: &$0) }
-            if error.code == .internal {
+            if error.code == .internal || error.code == .ioError || error.code == .storageFull {
                 session.logger.error(
                     "request failed",
                     metadata: ["op": "\(request.op)", "error": "\(error.cause.map { "\($0)" } ?? error.message)"]

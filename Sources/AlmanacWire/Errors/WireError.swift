@@ -35,8 +35,18 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let ambiguousStore = Code(rawValue: "ambiguous_store")
         /// No object has the given URI.
         public static let notFound = Code(rawValue: "not_found")
-        /// The request line is longer than the server's limit; the connection stays usable.
+        /// The request line is longer than the server's limit (`details.limit` `maxLineLength`), or a `fetch` or
+        /// `template` would answer with more objects than the daemon sends in one reply (`details.limit`
+        /// `maximumReplyObjects`, and `details.total`, the objects asked for: page with `limit` and `offset`);
+        /// `details.value` is the limit's value. The connection stays usable.
         public static let tooLarge = Code(rawValue: "too_large")
+        /// A write was refused because the file system holding its store is full or the disk quota is used up.
+        /// Nothing of it was written and the store is intact; reads go on, and writes succeed again once space is
+        /// freed (no restart). `details.store` names the store's file when known.
+        public static let storageFull = Code(rawValue: "storage_full")
+        /// Reading or writing a store's file failed in the operating system (`EIO`, a failing disk). The request
+        /// had no effect; the daemon's log has the details. `details.store` names the store's file when known.
+        public static let ioError = Code(rawValue: "io_error")
         /// The server refused the connection: a connection limit is reached. `details.limit` names it
         /// (`maxConnections` or `maxConnectionsPerUser`) and `details.value` gives it; the server closes the
         /// connection after this line. Try again later.
@@ -97,12 +107,12 @@ extension WireError {
         WireError(code: .ambiguousStore, message: message, details: ["candidates": .array(candidates.map(JSONValue.string))])
     }
 
-    /// `too_large` for a request line longer than `limit` bytes.
+    /// `too_large` for a request line longer than `limit` bytes (`details.limit` `maxLineLength`, `details.value`).
     public static func tooLarge(limit: Int) -> WireError {
         WireError(
             code: .tooLarge,
             message: "request line longer than \(limit) bytes; send smaller requests",
-            details: ["limit": .int(limit)]
+            details: ["limit": "maxLineLength", "value": .int(limit)]
         )
     }
 
@@ -120,6 +130,17 @@ extension WireError {
             code: .timeout,
             message: "the request line did not arrive within \(value) s of its start; send each request whole",
             details: ["limit": .string("requestLineTimeout"), "value": value])
+    }
+
+    /// `too_large` for a reply of `total` objects, more than the `limit` the daemon sends at once: page with
+    /// `limit` and `offset`.
+    public static func tooManyObjects(_ total: Int, limit: Int) -> WireError {
+        WireError(
+            code: .tooLarge,
+            message: "the reply would hold \(total) objects, more than the \(limit) sent at once; "
+                + "page with \"limit\" (at most \(limit)) and \"offset\", or narrow the predicate",
+            details: ["limit": "maximumReplyObjects", "value": .int(limit), "total": .int(total)]
+        )
     }
 
     /// `unknown_op` for an operation name the server does not know.
@@ -144,11 +165,15 @@ extension WireError {
     /// The candidate stores of an `ambiguous_store`, if any.
     public var candidates: [String]? { details["candidates"]?.arrayValue?.compactMap(\.stringValue) }
 
-    /// The limit a `busy` or a request-line `timeout` names, and its value (connections, or seconds), if any.
+    /// The limit a `busy`, a request-line `timeout` or a `too_large` reply names, and its value (connections,
+    /// seconds or objects), if any.
     public var exceededLimit: (name: String, value: Double)? {
         guard let name = details["limit"]?.stringValue, let value = details["value"]?.doubleValue else { return nil }
         return (name, value)
     }
+
+    /// The object count of a `too_large` reply that was refused, if any.
+    public var total: Int? { details["total"]?.intValue.map(Int.init) }
 
     /// The field named by a `bad_request`, if any.
     public var field: String? { details["field"]?.stringValue }

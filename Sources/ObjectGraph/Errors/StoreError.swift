@@ -10,7 +10,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case unknownStoreType, storeAlreadyAdded, storeNotFound, readOnlyStore, noStoreForEntity
             case ambiguousStore, entityNotInConfiguration, objectNotFound, mergeConflict, incompatibleModel
             case corruptFile, io, partialSave, invalidURI, invalidObjectID, unsupportedRequest, unknownConfiguration
-            case foreignFile, constraintConflict
+            case foreignFile, constraintConflict, storageFull
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -41,6 +41,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let foreignFile = Code(.foreignFile)
         /// Reading or writing the store's file failed.
         public static let io = Code(.io)
+        /// Writing the store's file failed because its file system is full or the user's disk quota is used up
+        /// (`ENOSPC`, `EDQUOT`, SQLite's `SQLITE_FULL`). Nothing of the failed save was written; the store is as it
+        /// was, and a save succeeds again once space is freed.
+        public static let storageFull = Code(.storageFull)
         /// A save touching several stores committed some of them and then failed.
         public static let partialSave = Code(.partialSave)
         /// A URI is not a managed object ID of this coordinator.

@@ -10,31 +10,36 @@ import Darwin
 /// commit) a rename over the target and an fsync of the folder. A crash at any moment leaves either the old or the
 /// new complete file.
 public enum AtomicFileWriter {
-    /// Writes `data` to a temporary file beside `url` and returns the pending rename.
+    /// Writes `data` to a temporary file beside `url` and returns the pending rename. A failure removes the
+    /// temporary file: the file at `url` is never touched before the rename.
     ///
-    /// - Throws: ``StoreError/Code/io`` naming the file when the folder is not writable or the disk is full.
+    /// - Throws: ``StoreError/Code/storageFull`` when the file system is full or the disk quota is used up
+    ///   (`ENOSPC`, `EDQUOT`), ``StoreError/Code/io`` naming the file for other failures (a folder that is not
+    ///   writable, `EIO`).
     public static func prepare(_ data: Data, at url: URL) throws -> any PreparedSave {
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ioError("create a temporary file for", url) }
-        var ok = data.withUnsafeBytes { buffer -> Bool in
+        // The errno of the call that failed, read before close and unlink can change it.
+        var failure: Int32?
+        data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    return false
+                    failure = errno
+                    return
                 }
                 offset += written
             }
-            return true
         }
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok else {
+        if failure == nil, fsync(fd) != 0 { failure = errno }
+        if close(fd) != 0, failure == nil, errno != EINTR { failure = errno }
+        if let failure {
             unlink(temporary.path)
-            throw ioError("write", url)
+            throw ioError("write", url, errno: failure)
         }
         return PendingRename(temporary: temporary, target: url)
     }
@@ -79,9 +84,17 @@ public enum AtomicFileWriter {
         }
     }
 
-    static func ioError(_ verb: String, _ url: URL) -> StoreError {
-        let reason = String(cString: strerror(errno))
-        return StoreError(code: .io, message: "Could not \(verb) \(url.path): \(reason).",
-                          context: ErrorContext(storeURL: url))
+    /// The store error for a failed file operation: `.storageFull` for `ENOSPC` and `EDQUOT`, else `.io`.
+    static func ioError(_ verb: String, _ url: URL, errno code: Int32 = errno) -> StoreError {
+        let reason = String(cString: strerror(code))
+        if code == ENOSPC || code == EDQUOT {
+            return StoreError(
+                code: .storageFull,
+                message: "Could not \(verb) \(url.path): \(reason). The file is unchanged; free space on its file "
+                    + "system and save again.",
+                context: ErrorContext(storeURL: url))
+        }
+        return StoreError(
+            code: .io, message: "Could not \(verb) \(url.path): \(reason).", context: ErrorContext(storeURL: url))
     }
 }

@@ -165,8 +165,10 @@ final class SQLiteConnection {
         guard code == SQLITE_OK else {
             let text = message.map { String(cString: $0) }
             sqlite3_free(message)
-            throw SQLiteError(
+            var error = SQLiteError(
                 resultCode: code, extendedResultCode: sqlite3_extended_errcode(db), message: text, sql: sql)
+            error.recordSystemError(of: db)
+            throw error
         }
     }
 

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// An error reported by SQLite, with the statement that failed.
 ///
@@ -13,6 +14,8 @@ struct SQLiteError: Error, CustomStringConvertible {
     var message: String
     /// The SQL being prepared or run, if any.
     var sql: String?
+    /// The operating system's `errno` of the failed call behind an I/O error (`sqlite3_system_errno`), else 0.
+    var systemErrorNumber: Int32 = 0
 
     init(resultCode: Int32, extendedResultCode: Int32? = nil, message: String? = nil, sql: String? = nil) {
         self.resultCode = resultCode & 0xFF
@@ -26,6 +29,22 @@ struct SQLiteError: Error, CustomStringConvertible {
         let code = db.map { sqlite3_extended_errcode($0) } ?? SQLITE_ERROR
         let message = db.map { String(cString: sqlite3_errmsg($0)) }
         self.init(resultCode: code, extendedResultCode: code, message: message, sql: sql)
+        recordSystemError(of: db)
+    }
+
+    /// Keeps the connection's `errno` for an I/O error (`SQLITE_IOERR…`, `SQLITE_FULL`, `SQLITE_CANTOPEN`): for other
+    /// codes it is stale, left by an earlier call.
+    mutating func recordSystemError(of db: OpaquePointer?) {
+        guard let db, resultCode == SQLITE_IOERR || resultCode == SQLITE_FULL || resultCode == SQLITE_CANTOPEN else {
+            return
+        }
+        systemErrorNumber = sqlite3_system_errno(db)
+    }
+
+    /// Whether the file system is full or the disk quota used up: `SQLITE_FULL`, or an I/O error whose system
+    /// call failed with `ENOSPC` or `EDQUOT` (a sync or a truncation, which SQLite reports as `SQLITE_IOERR_…`).
+    var isStorageFull: Bool {
+        resultCode == SQLITE_FULL || systemErrorNumber == ENOSPC || systemErrorNumber == EDQUOT
     }
 
     /// Whether the file is not a database or is damaged (`SQLITE_NOTADB`, `SQLITE_CORRUPT`).

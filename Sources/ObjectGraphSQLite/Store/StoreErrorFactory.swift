@@ -4,8 +4,9 @@ import ObjectGraph
 
 /// Converts the module's internal errors to the framework's ``StoreError`` at the store's edge.
 enum StoreErrorFactory {
-    /// The store error for an SQLite error: damaged files are `.corruptFile`, a busy or locked database and
-    /// I/O failures are `.io`, everything else `.io` as well with the SQLite error as its cause.
+    /// The store error for an SQLite error: damaged files are `.corruptFile`, a full file system or used-up quota
+    /// `.storageFull`, a busy or locked database and I/O failures are `.io`, everything else `.io` as well with the
+    /// SQLite error as its cause.
     static func storeError(_ error: SQLiteError, url: URL?, doing what: String) -> StoreError {
         let context = ErrorContext(storeURL: url)
         if error.isNotADatabaseOrCorrupt {
@@ -16,6 +17,13 @@ enum StoreErrorFactory {
         if error.resultCode == SQLITE_READONLY {
             return StoreError(code: .readOnlyStore, message: "The SQLite store file is read-only while \(what).",
                               context: context, cause: error)
+        }
+        if error.isStorageFull {
+            return StoreError(
+                code: .storageFull,
+                message: "The file system of the SQLite store is full while \(what) (\(error.message)); nothing of "
+                    + "this save was written. Free space and save again.",
+                context: context, cause: error)
         }
         return StoreError(code: .io, message: "SQLite failed while \(what): \(error.message)", context: context,
                           cause: error)

@@ -35,7 +35,9 @@ public final class BinaryStore: AtomicStore, @unchecked Sendable {  // see Persi
         }
         let data: Data
         do {
-            data = try Data(fileContentsOf: url, options: .alwaysMapped)
+            // Read, not mapped: a read error (EIO) or the file shrinking under the mapping would raise SIGBUS in
+            // the middle of decoding, where a read fails with an error the caller handles.
+            data = try Data(fileContentsOf: url)
         } catch {
             throw StoreError(code: .io, message: "Could not read \(url.path).", context: ErrorContext(storeURL: url),
                              cause: error)
