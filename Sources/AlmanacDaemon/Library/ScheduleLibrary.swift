@@ -4,7 +4,7 @@ import ObjectGraphSQLite
 import Schedules
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The schedule files the daemon serves: each attached as a store of one coordinator with configuration `Schedule`,
@@ -71,8 +71,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         public var fileSettings: [FileSettings] = []
 
         /// Creates settings.
-        public init(folders: [URL], readOnlyInbox: Bool = false, maximumFileSize: Int = 64 * 1024 * 1024,
-                    fileSettings: [FileSettings] = []) {
+        public init(
+            folders: [URL], readOnlyInbox: Bool = false, maximumFileSize: Int = 64 * 1024 * 1024,
+            fileSettings: [FileSettings] = []
+        ) {
             self.folders = folders
             self.readOnlyInbox = readOnlyInbox
             self.maximumFileSize = maximumFileSize
@@ -203,8 +205,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 readOnly = true
             }
             options[.readOnly] = readOnly
-            let store = try coordinator.loadDetachedStore(type: type, configurationName: "Schedule", at: url,
-                                                          options: options)
+            let store = try coordinator.loadDetachedStore(
+                type: type, configurationName: "Schedule", at: url,
+                options: options)
             let outcome: Outcome
             if let old = previous?.store {
                 if previous?.shadowedBy == nil {
@@ -219,9 +222,10 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             }
             let document = (store as? any ScheduleDocumentProviding)?.document
             let objectCount = (store as? any StoreObjectCounting)?.objectCount ?? 0
-            var entry = Entry(url: url, type: type, store: store, isReadOnly: readOnly,
-                              objectCount: objectCount, loadedAt: Date(), error: nil,
-                              conference: document?.conference.name)
+            var entry = Entry(
+                url: url, type: type, store: store, isReadOnly: readOnly,
+                objectCount: objectCount, loadedAt: Date(), error: nil,
+                conference: document?.conference.name)
             entry.conferenceTitle = document?.conference.title ?? document?.conference.calendarName
             entry.timeZone = document?.conference.timeZone
             entry.timeZoneSource = document?.conference.timeZoneSource
@@ -267,12 +271,14 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         operations.lock()
         defer { operations.unlock() }
         let url = url.standardizedFileURL
-        guard let entry = lock.withLock({
-            failedVersions[url.path] = nil
-            attachedVersions[url.path] = nil
-            storeChanges += 1
-            return entries.removeValue(forKey: url.path)
-        }) else { return .ignored }
+        guard
+            let entry = lock.withLock({
+                failedVersions[url.path] = nil
+                attachedVersions[url.path] = nil
+                storeChanges += 1
+                return entries.removeValue(forKey: url.path)
+            })
+        else { return .ignored }
         if let store = entry.store {
             if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
         }
@@ -341,7 +347,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         defer { operations.unlock() }
         let folder = folder.standardizedFileURL
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        let present = Set(names.filter(filter.accepts).map { folder.appendingPathComponent($0).standardizedFileURL.path })
+        let present = Set(
+            names.filter(filter.accepts).map { folder.appendingPathComponent($0).standardizedFileURL.path })
         var outcomes: [(URL, Outcome)] = []
         let known = lock.withLock { entries.values.map(\.url).filter { $0.deletingLastPathComponent() == folder } }
         for url in known where !present.contains(url.path) { outcomes.append((url, detach(url))) }
@@ -399,8 +406,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         -> Bool
     {
         let model = coordinator.managedObjectModel
-        guard let metadata = try? PersistentStoreCoordinator.metadataForPersistentStore(
-            type: type, at: url, options: options.merging([.readOnly: true]) { $1 }, model: model),
+        guard
+            let metadata = try? PersistentStoreCoordinator.metadataForPersistentStore(
+                type: type, at: url, options: options.merging([.readOnly: true]) { $1 }, model: model),
             !model.isConfiguration(withName: "Schedule", compatibleWithStoreMetadata: metadata),
             let stored = metadata.modelVersionHashes, !stored.isEmpty
         else { return false }
@@ -515,9 +523,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             inode = UInt64(info.st_ino)
             size = Int64(info.st_size)
             #if canImport(Darwin)
-            modified = info.st_mtimespec
+                modified = info.st_mtimespec
             #else
-            modified = info.st_mtim
+                modified = info.st_mtim
             #endif
         }
 
