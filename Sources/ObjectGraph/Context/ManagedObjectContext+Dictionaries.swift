@@ -85,8 +85,10 @@ extension ManagedObjectContext {
 
     /// The groups of every store the request reaches, combined: from the stores that compute them, else from
     /// their objects in memory (all of them, unsaved changes included, when there are unsaved changes).
-    private func groupedPartials(_ plan: DictionaryFetchPlan, request: FetchRequest,
-                                 entity: EntityDescription) throws -> GroupAccumulator {
+    private func groupedPartials(
+        _ plan: DictionaryFetchPlan, request: FetchRequest,
+        entity: EntityDescription
+    ) throws -> GroupAccumulator {
         var groups = GroupAccumulator(aggregates: plan.aggregates)
         func addObjects(of stores: [PersistentStore]?) throws {
             let objectRequest = request.objectRequest()
@@ -101,9 +103,10 @@ extension ManagedObjectContext {
         let targets = persistentStoreCoordinator.targets(entityNames: names, affectedStores: request.affectedStores)
         var inMemory: [PersistentStore] = []
         if let paths = plan.groupKeyPaths {
-            let storeRequest = StoreAggregateRequest(entity: entity, entityNames: Set(names),
-                                                     predicate: request.predicate, groupKeyPaths: paths,
-                                                     aggregates: plan.aggregates)
+            let storeRequest = StoreAggregateRequest(
+                entity: entity, entityNames: Set(names),
+                predicate: request.predicate, groupKeyPaths: paths,
+                aggregates: plan.aggregates)
             for target in targets {
                 if let rows = try persistentStoreCoordinator.aggregate(storeRequest, on: target) {
                     try groups.add(rows)

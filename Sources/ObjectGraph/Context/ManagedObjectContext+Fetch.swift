@@ -11,11 +11,11 @@ extension ManagedObjectContext {
     ///   ``execute(_:)-(FetchRequest)``, ``fetchObjectIDs(_:)``, ``fetchDictionaries(_:)`` or ``count(for:)``).
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
         guard request.resultType == .managedObject else {
-            throw StoreError(code: .invalidFetchRequest,
-                             message: "fetch(_:) returns managed objects, but the request's resultType is "
-                                + "\(request.resultType); use execute(_:) or the matching call (fetchObjectIDs, "
-                                + "fetchDictionaries, count(for:)).",
-                             context: ErrorContext(entityName: request.entityName))
+            let message =
+                "fetch(_:) returns managed objects, but the request's resultType is \(request.resultType); use "
+                + "execute(_:) or the matching call (fetchObjectIDs, fetchDictionaries, count(for:))."
+            let context = ErrorContext(entityName: request.entityName)
+            throw StoreError(code: .invalidFetchRequest, message: message, context: context)
         }
         let objects = try fetchObjects(request)
         if !request.relationshipKeyPathsForPrefetching.isEmpty, request.fetchBatchSize <= 0 {

@@ -32,10 +32,11 @@ extension ManagedObjectContext {
         var seen: Set<ManagedObjectID> = []
         for object in sources {
             guard object.entity.relationshipsByName[key] != nil else {
-                throw StoreError(code: .invalidFetchRequest,
-                                 message: "Cannot prefetch '\(keyPath)': '\(key)' is no relationship of entity "
-                                    + "'\(object.entity.name)'.",
-                                 context: ErrorContext(entityName: object.entity.name, key: key))
+                throw StoreError(
+                    code: .invalidFetchRequest,
+                    message: "Cannot prefetch '\(keyPath)': '\(key)' is no relationship of entity "
+                        + "'\(object.entity.name)'.",
+                    context: ErrorContext(entityName: object.entity.name, key: key))
             }
             for id in storedDestinationIDs(of: object, key: key) where seen.insert(id).inserted {
                 destinationIDs.append(id)

@@ -20,8 +20,10 @@ public struct StoreAggregateRequest: @unchecked Sendable {  // EntityDescription
     public var aggregates: [StoreAggregate]
 
     /// Creates a request.
-    public init(entity: EntityDescription, entityNames: Set<String>, predicate: ObjectPredicate?,
-                groupKeyPaths: [String], aggregates: [StoreAggregate]) {
+    public init(
+        entity: EntityDescription, entityNames: Set<String>, predicate: ObjectPredicate?,
+        groupKeyPaths: [String], aggregates: [StoreAggregate]
+    ) {
         self.entity = entity
         self.entityNames = entityNames
         self.predicate = predicate
@@ -70,8 +72,10 @@ public struct AggregatePartial: Sendable {
     public var maximum: (any Sendable)?
 
     /// Creates a partial.
-    public init(count: Int, sum: (any Sendable)? = nil, minimum: (any Sendable)? = nil,
-                maximum: (any Sendable)? = nil) {
+    public init(
+        count: Int, sum: (any Sendable)? = nil, minimum: (any Sendable)? = nil,
+        maximum: (any Sendable)? = nil
+    ) {
         self.count = count
         self.sum = sum
         self.minimum = minimum

@@ -49,9 +49,11 @@ struct AggregateQuery {
     var groupColumns: [Column]
     var aggregateColumns: [AggregateColumns]
 
-    static func make(_ request: StoreAggregateRequest, schema: SQLiteSchema, storeIdentifier: String) -> AggregateQuery? {
-        let fetch = StoreFetchRequest(entity: request.entity, entityNames: request.entityNames,
-                                      predicate: request.predicate, sortKeys: [], limit: 0, includesValues: false)
+    static func make(_ request: StoreAggregateRequest, schema: SQLiteSchema, storeIdentifier: String) -> AggregateQuery?
+    {
+        let fetch = StoreFetchRequest(
+            entity: request.entity, entityNames: request.entityNames,
+            predicate: request.predicate, sortKeys: [], limit: 0, includesValues: false)
         guard let core = FetchQuery.core(fetch, schema: schema, storeIdentifier: storeIdentifier) else {
             return AggregateQuery(sql: nil, bindings: [], groupColumns: [], aggregateColumns: [])
         }
@@ -97,7 +99,8 @@ struct AggregateQuery {
         var sql = "SELECT " + select.joined(separator: ", ") + " FROM " + core.scope.fromClause()
         if let conditions = core.conditions { sql += " WHERE " + conditions.sql }
         if !groupExpressions.isEmpty { sql += " GROUP BY " + groupExpressions.joined(separator: ", ") }
-        return AggregateQuery(sql: sql, bindings: core.conditions?.bindings ?? [], groupColumns: groupColumns,
-                              aggregateColumns: aggregateColumns)
+        return AggregateQuery(
+            sql: sql, bindings: core.conditions?.bindings ?? [], groupColumns: groupColumns,
+            aggregateColumns: aggregateColumns)
     }
 }

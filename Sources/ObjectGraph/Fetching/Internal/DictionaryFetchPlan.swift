@@ -75,14 +75,18 @@ struct DictionaryFetchPlan {
             case .expression(let description):
                 if let aggregate = Self.aggregate(of: description.expression) {
                     if let path = aggregate.keyPath { try Self.check(.keyPath(path), entity: entity) }
-                    columns.append(.aggregate(name: description.name, index: aggregates.count,
-                                              resultType: description.resultType))
+                    columns.append(
+                        .aggregate(
+                            name: description.name, index: aggregates.count,
+                            resultType: description.resultType))
                     aggregates.append(aggregate)
                 } else {
                     try Self.check(description.expression, entity: entity)
                     valueColumns.append((description.name, description.expression, description.resultType))
-                    columns.append(.value(name: description.name, expression: description.expression,
-                                          resultType: description.resultType, group: nil))
+                    columns.append(
+                        .value(
+                            name: description.name, expression: description.expression,
+                            resultType: description.resultType, group: nil))
                 }
             }
         }
@@ -94,8 +98,9 @@ struct DictionaryFetchPlan {
         columns = try columns.map { column in
             guard case .value(let name, let expression, let resultType, _) = column else { return column }
             guard let position = groups.firstIndex(where: { $0.name == name || $0.expression == expression }) else {
-                throw Self.invalid("'\(name)' is fetched beside aggregates or groups but is not in "
-                    + "propertiesToGroupBy", entity: entity)
+                throw Self.invalid(
+                    "'\(name)' is fetched beside aggregates or groups but is not in "
+                        + "propertiesToGroupBy", entity: entity)
             }
             return .value(name: name, expression: expression, resultType: resultType, group: position)
         }
@@ -137,7 +142,8 @@ struct DictionaryFetchPlan {
     }
 
     static func invalid(_ problem: String, entity: EntityDescription) -> StoreError {
-        StoreError(code: .invalidFetchRequest, message: "Invalid dictionary fetch: \(problem).",
-                   context: ErrorContext(entityName: entity.name))
+        StoreError(
+            code: .invalidFetchRequest, message: "Invalid dictionary fetch: \(problem).",
+            context: ErrorContext(entityName: entity.name))
     }
 }

@@ -76,8 +76,10 @@ struct GroupAccumulator {
                 switch aggregate.function {
                 case .sum, .average:
                     guard let number = NumericValue(value) else {
-                        throw ObjectPredicateError(.typeMismatch, "\(aggregate.function) needs numbers, found "
-                            + "\(type(of: value)) at '\(path)'")
+                        throw ObjectPredicateError(
+                            .typeMismatch,
+                            "\(aggregate.function) needs numbers, found "
+                                + "\(type(of: value)) at '\(path)'")
                     }
                     partial.sum = number
                 case .min: partial.minimum = value
