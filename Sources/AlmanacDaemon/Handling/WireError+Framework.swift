@@ -44,6 +44,7 @@ extension WireError {
             case .noStoreForEntity, .entityNotInConfiguration:
                 return WireError(code: .notWritable, message: error.message)
             case .mergeConflict: return WireError(code: .busy, message: error.message)
+            case .invalidFetchRequest: return WireError(code: .badRequest, message: error.message)
             case .constraintConflict:
                 let conflicts = error.constraintConflicts.map { conflict -> JSONValue in
                     .object(["entity": .string(conflict.entityName),
