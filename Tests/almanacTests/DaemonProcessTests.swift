@@ -131,6 +131,19 @@ struct DaemonProcessTests {
         ])
         #expect(query.status == 0)
         #expect(query.stdout.contains("\"entity\":\"Session\"") || query.stdout.contains("\"entity\": \"Session\""))
+        let grouped = try await sandbox.client([
+            "query", "Session", "--group-by", "room.name", "--count", "--sum", "duration", "--sort=-count",
+            "--limit", "3",
+        ])
+        #expect(grouped.status == 0, "\(grouped.stderr)")
+        let groupLines = grouped.stdout.split(separator: "\n").map(String.init)
+        #expect(groupLines.count == 4, "\(grouped.stdout)")
+        #expect(groupLines.first.map { $0.hasPrefix("room.name") && $0.hasSuffix("count  sum(duration)") } == true)
+        let counts = groupLines.dropFirst().compactMap { $0.split(separator: " ").dropLast().last.flatMap { Int($0) } }
+        #expect(counts.count == 3 && counts == counts.sorted(by: >))
+        let textSum = try await sandbox.client(["query", "Session", "--avg", "title"])
+        #expect(textSum.status == 1)
+        #expect(!textSum.stderr.isEmpty)
         let bad = try await sandbox.client(["query", "Session", "--where", "title ==="])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("parse_error"))

@@ -393,6 +393,35 @@ rows.append(ResultRow(workload: "SQLite indexed sorted limit-50 query: store vs 
                       anchor: rawLimit, target: .ratioAtMost(2),
                       note: "time per query (\(iterations) per run), rank >= half of \(fetchCount / 1000)k rows"))
 
+// MARK: 4. Grouped count
+
+/// The raw loop: the same GROUP BY, read into (label, count) pairs.
+func rawGroupedCount(_ db: OpaquePointer?) -> Int {
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT ZT, COUNT(*) FROM ZROW GROUP BY ZT", -1, &statement, nil)
+    defer { sqlite3_finalize(statement) }
+    var groups: [(String, Int)] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+        let label = String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, 0),
+                                                         count: Int(sqlite3_column_bytes(statement, 0))), as: UTF8.self)
+        groups.append((label, Int(sqlite3_column_int64(statement, 1))))
+    }
+    return groups.count
+}
+sqlite3_open_v2(fetchURL.path, &rawDB, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+let groupedRequest = FetchRequest(entityName: "Row")
+groupedRequest.resultType = .dictionary
+groupedRequest.propertiesToFetch = ["t", ExpressionDescription(name: "count", expression: .keyPath("@count"))]
+groupedRequest.propertiesToGroupBy = ["t"]
+let (groupedCount, rawGrouped) = try Figure.timingPair(runs, ours: {
+    let context = ManagedObjectContext(coordinator: fetchCoordinator)
+    sink &+= try context.fetchDictionaries(groupedRequest).count
+}, anchor: { sink &+= rawGroupedCount(rawDB) })
+sqlite3_close_v2(rawDB)
+rows.append(ResultRow(workload: "SQLite grouped count (dictionary fetch) vs raw C API GROUP BY", ours: groupedCount,
+                      anchor: rawGrouped, target: .ratioAtMost(1.5),
+                      note: "COUNT(*) per label, 31 groups of \(fetchCount / 1000)k rows; time per query"))
+
 // MARK: Output
 
 func line(_ name: String, _ time: Double, _ count: Int) -> String {
@@ -422,6 +451,8 @@ print(String(format: "  store/raw fetch rate: %.2fx   context/raw: %.2fx", rawFe
              rawFetchBesideContext.median / contextFetch.median))
 print(String(format: "raw indexed sorted limit-50: %.1f µs; store: %.1f µs; store/raw latency %.2fx",
              rawLimit.median * 1e6, storeLimit.median * 1e6, storeLimit.median / rawLimit.median))
+print(String(format: "raw grouped count: %.2f ms; dictionary fetch: %.2f ms; ours/raw %.2fx",
+             rawGrouped.median * 1e3, groupedCount.median * 1e3, groupedCount.median / rawGrouped.median))
 print("")
 ResultTable.print(rows)
 if let url = arguments.jsonURL {

@@ -74,8 +74,63 @@ public final class QueryEngine: Sendable {
     func fetch(_ fetch: WireRequest.Fetch, key: ReplyCache.Key?) throws(WireError) -> WireResponse.Fetch {
         try reading {
             let request = try fetchRequest(fetch)
-            return try kept(key, request) { try fetchResponse(request, properties: fetch.properties) }
+            switch fetch.resultType {
+            case nil, "objects"?:
+                return try kept(key, request) { try fetchResponse(request, properties: fetch.properties) }
+            case "dictionary"?:
+                return try kept(key, request) { try dictionaryResponse(request, fetch) }
+            case let other?:
+                throw WireError.badRequest("\"resultType\" is \"objects\" or \"dictionary\", not \"\(other)\"",
+                                           field: "resultType")
+            }
         }
+    }
+
+    /// A fetch with `"resultType": "dictionary"`: rows of properties, groups and aggregates.
+    private func dictionaryResponse(_ request: FetchRequest, _ fetch: WireRequest.Fetch) throws -> WireResponse.Fetch {
+        let functions = ["count": "count:", "sum": "sum:", "avg": "average:", "average": "average:", "min": "min:",
+                         "max": "max:"]
+        var names = fetch.properties ?? fetch.groupBy ?? []
+        var fetched: [any FetchableProperty] = names
+        for aggregate in fetch.aggregates {
+            guard let function = functions[aggregate.function.lowercased()] else {
+                throw WireError.badRequest("Unknown aggregate function '\(aggregate.function)'; use count, sum, avg, "
+                    + "min or max.", field: "aggregates")
+            }
+            guard aggregate.key != nil || function == "count:" else {
+                throw WireError.badRequest("The aggregate '\(aggregate.name)' needs a \"key\".", field: "aggregates")
+            }
+            let argument = aggregate.key.map(ObjectExpression.keyPath) ?? .evaluatedObject
+            fetched.append(ExpressionDescription(
+                name: aggregate.name, expression: ObjectExpression(forFunction: function, arguments: [argument])))
+            names.append(aggregate.name)
+        }
+        request.resultType = .dictionary
+        request.propertiesToFetch = fetched.isEmpty ? nil : fetched
+        request.propertiesToGroupBy = fetch.groupBy
+        if let having = fetch.having, !having.isEmpty {
+            request.havingPredicate = try ObjectPredicate(format: having, argumentArray: [])
+        }
+        request.returnsDistinctResults = fetch.distinct ?? false
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let rows = try context.fetchDictionaries(request)
+        let coding = self.coding
+        let encoded = rows.map { row in
+            var object = JSONObject()
+            // Keys in the order asked for (every attribute, by name, when none were named).
+            for name in names.isEmpty ? row.keys.sorted() : names {
+                if let value = row[name] { object[name] = coding.json(value) }
+            }
+            return object
+        }
+        let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        guard limit != 0 || offset != 0 else { return WireResponse.Fetch(rows: encoded) }
+        request.fetchLimit = 0
+        request.fetchOffset = 0
+        let total = try context.fetchDictionaries(request).count
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        return WireResponse.Fetch(rows: encoded, total: total)
     }
 
     /// `count`; `key` names the request for the reply cache.

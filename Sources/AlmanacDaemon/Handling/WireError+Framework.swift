@@ -46,6 +46,7 @@ extension WireError {
             case .mergeConflict: return WireError(code: .busy, message: error.message)
             case .storageFull, .io:
                 return storageError(error)
+            case .invalidFetchRequest: return WireError(code: .badRequest, message: error.message)
             case .constraintConflict:
                 let conflicts = error.constraintConflicts.map { conflict -> JSONValue in
                     .object(["entity": .string(conflict.entityName),

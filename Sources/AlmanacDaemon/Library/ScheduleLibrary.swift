@@ -250,6 +250,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 storeChanges += 1
             }
             resolveShadowing()
+            if outcome == .replaced { MemoryTrim.request() }
             return outcome
         } catch {
             let message = Self.describe(error)
@@ -281,6 +282,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         else { return .ignored }
         if let store = entry.store {
             if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
+            MemoryTrim.request()
         }
         resolveShadowing()
         return .detached
@@ -310,6 +312,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             storeChanges += 1
         }
         resolveShadowing()
+        MemoryTrim.request()
         return true
     }
 

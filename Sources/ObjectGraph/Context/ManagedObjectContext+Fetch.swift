@@ -6,25 +6,44 @@ extension ManagedObjectContext {
     /// Unsaved changes take part unless ``FetchRequest/includesPendingChanges`` is false: matching inserted objects
     /// are included, deleted ones excluded, and changed ones judged by their current values.
     /// - Throws: ``ModelError/Code/unknownEntity`` for an unknown entity; the predicate's errors (an unbound
-    ///   variable, an unknown key); store errors.
+    ///   variable, an unknown key); store errors; ``StoreError/Code/invalidFetchRequest`` when the request's
+    ///   ``FetchRequest/resultType`` is not ``FetchRequestResultType/managedObject`` (use
+    ///   ``execute(_:)-(FetchRequest)``, ``fetchObjectIDs(_:)``, ``fetchDictionaries(_:)`` or ``count(for:)``).
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
+        guard request.resultType == .managedObject else {
+            let message =
+                "fetch(_:) returns managed objects, but the request's resultType is \(request.resultType); use "
+                + "execute(_:) or the matching call (fetchObjectIDs, fetchDictionaries, count(for:))."
+            let context = ErrorContext(entityName: request.entityName)
+            throw StoreError(code: .invalidFetchRequest, message: message, context: context)
+        }
+        let objects = try fetchObjects(request)
+        if !request.relationshipKeyPathsForPrefetching.isEmpty, request.fetchBatchSize <= 0 {
+            try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
+        }
+        return objects
+    }
+
+    /// The objects of ``fetch(_:)``, whatever the request's result type.
+    func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
         let entity = try entity(named: request.entityName)
         checkStores()
         processPendingChanges()
         let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
+        let propertiesToFetch = request.propertyNamesToFetch
         guard request.includesPendingChanges, hasPendingChanges else {
             // Read before the fetch: a save committing meanwhile makes the values read count as older than they are.
             let generation = persistentStoreCoordinator.contentGeneration
             let results = try persistentStoreCoordinator.fetch(
                 entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
-                includesValues: request.propertiesToFetch == nil && request.fetchBatchSize <= 0,
-                propertiesToFetch: request.propertiesToFetch, makesObjects: true)
+                includesValues: propertiesToFetch == nil && request.fetchBatchSize <= 0,
+                propertiesToFetch: propertiesToFetch, makesObjects: true)
             // Like Core Data's row cache, values come along with the IDs (no query per object later); unless the
             // request asks for loaded objects, the faults keep them and fill themselves when first read. A record
             // restricted to some properties must not fill an object: it stays a plain fault. With a batch size,
             // only IDs come (but from atomic stores), and the faults are filled a batch at a time.
-            let partial = request.propertiesToFetch != nil
+            let partial = propertiesToFetch != nil
             let asFaults = request.returnsObjectsAsFaults
             registered.reserveCapacity(registered.count + results.count)
             let objects = results.map {
@@ -52,7 +71,7 @@ extension ManagedObjectContext {
         let results = try persistentStoreCoordinator.fetch(
             entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
             offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
-            includesValues: true, propertiesToFetch: request.propertiesToFetch)
+            includesValues: true, propertiesToFetch: request.propertyNamesToFetch)
         return try results.map { merged in
             if let record = merged.takeRecord() { return record }
             return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
@@ -65,9 +84,9 @@ extension ManagedObjectContext {
         try persistentStoreCoordinator.record(for: objectID)
     }
 
-    /// The IDs of the objects matching a request.
+    /// The IDs of the objects matching a request, whatever its ``FetchRequest/resultType``.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ManagedObjectID] {
-        try fetch(request).map(\.objectID)
+        try fetchObjects(request).map(\.objectID)
     }
 
     /// Inserts many objects straight into a store through the coordinator (see
@@ -95,7 +114,8 @@ extension ManagedObjectContext {
         try persistentStoreCoordinator.execute(request, mergePolicy: mergePolicy)
     }
 
-    /// How many objects a request would return (its offset and limit applied).
+    /// How many objects a request would return (its offset and limit applied), whatever its
+    /// ``FetchRequest/resultType``.
     public func count(for request: FetchRequest) throws -> Int {
         let entity = try entity(named: request.entityName)
         checkStores()
@@ -108,7 +128,7 @@ extension ManagedObjectContext {
             let afterOffset = max(0, total - request.fetchOffset)
             return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
         }
-        return try fetch(request).count
+        return try fetchObjects(request).count
     }
 
     var hasPendingChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || !changed.isEmpty }

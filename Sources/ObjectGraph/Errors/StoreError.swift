@@ -10,7 +10,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case unknownStoreType, storeAlreadyAdded, storeNotFound, readOnlyStore, noStoreForEntity
             case ambiguousStore, entityNotInConfiguration, objectNotFound, mergeConflict, incompatibleModel
             case corruptFile, io, partialSave, invalidURI, invalidObjectID, unsupportedRequest, unknownConfiguration
-            case foreignFile, constraintConflict, storageFull
+            case foreignFile, constraintConflict, storageFull, invalidFetchRequest
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -58,6 +58,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Objects would share the values of a uniqueness constraint, with each other or with a saved object (Core
         /// Data's `NSManagedObjectConstraintMergeError`); ``StoreError/constraintConflicts`` lists them.
         public static let constraintConflict = Code(.constraintConflict)
+        /// A fetch request's settings do not fit together or do not fit the call: ``FetchRequest/resultType`` other
+        /// than ``FetchRequestResultType/managedObject`` passed to `fetch(_:)`, an unknown property to fetch or group
+        /// by, a fetched attribute missing from ``FetchRequest/propertiesToGroupBy`` beside aggregates.
+        public static let invalidFetchRequest = Code(.invalidFetchRequest)
 
         public var description: String { "\(value)" }
     }

@@ -37,9 +37,31 @@ public final class FetchRequest {
     public var returnsObjectsAsFaults = true
     /// The stores to search; `nil` searches every store whose configuration holds the entity.
     public var affectedStores: [PersistentStore]?
-    /// The properties to load; `nil` loads all (incremental stores select only these columns).
-    public var propertiesToFetch: [String]?
-    /// Accepted for Core Data compatibility and kept in templates; not used yet: destinations load on first access.
+    /// What comes back: objects (the default), object IDs, dictionaries or a count; see
+    /// ``ManagedObjectContext/execute(_:)-(FetchRequest)``.
+    public var resultType: FetchRequestResultType = .managedObject
+    /// The properties to load, mixed as Core Data's `[Any]` allows: names, key paths through to-one relationships,
+    /// property descriptions and ``ExpressionDescription``s (`request.propertiesToFetch = ["city", total]`).
+    ///
+    /// For objects, `nil` loads all and names restrict what is read (incremental stores select only these
+    /// columns; key paths and expressions are ignored). For dictionaries, each entry is a key of every result
+    /// dictionary; `nil` fetches every attribute (or, when grouping, the ``propertiesToGroupBy``).
+    public var propertiesToFetch: [any FetchableProperty]?
+    /// Dictionary results only: what results are grouped by (names, key paths through to-one relationships,
+    /// expressions). With groups or aggregates in ``propertiesToFetch``, each result is one group, and every
+    /// fetched property that is not an aggregate must be one of these.
+    public var propertiesToGroupBy: [any FetchableProperty]?
+    /// Dictionary results with groups only: the condition a group's dictionary must meet (Core Data's
+    /// `havingPredicate`), evaluated against the keys of the result dictionaries (`total > 60`).
+    public var havingPredicate: ObjectPredicate?
+    /// Dictionary results only: whether equal dictionaries come back once (the first, in sort order).
+    public var returnsDistinctResults = false
+    /// Relationship key paths whose destinations are read with the fetch, one query per key path and store, so
+    /// that following them from the fetched objects asks no store (Core Data's cure for one query per object).
+    ///
+    /// Key paths go through to-one and to-many relationships and may have several hops (`room`, `persons`,
+    /// `room.sessions`). Destinations come back as faults that hold their values. Ignored with a
+    /// ``fetchBatchSize`` (objects then load a batch at a time).
     public var relationshipKeyPathsForPrefetching: [String] = []
 
     /// Creates a request for an entity.
@@ -58,16 +80,47 @@ public final class FetchRequest {
         includesPendingChanges = template.includesPendingChanges
         returnsObjectsAsFaults = template.returnsObjectsAsFaults
         propertiesToFetch = template.propertiesToFetch
+        resultType = template.resultType
         relationshipKeyPathsForPrefetching = template.relationshipKeyPathsForPrefetching
     }
 
     /// The request as a `Sendable` value (without ``affectedStores``), as models store templates.
+    ///
+    /// Templates keep the key paths of ``propertiesToFetch`` (not its expressions), and no grouping.
     public var template: FetchRequestTemplate {
-        FetchRequestTemplate(entityName: entityName, predicate: predicate, sortKeys: sortKeys, fetchLimit: fetchLimit,
-                             fetchOffset: fetchOffset, includesSubentities: includesSubentities,
-                             includesPendingChanges: includesPendingChanges,
-                             returnsObjectsAsFaults: returnsObjectsAsFaults, propertiesToFetch: propertiesToFetch,
-                             relationshipKeyPathsForPrefetching: relationshipKeyPathsForPrefetching)
+        var template = FetchRequestTemplate(
+            entityName: entityName, predicate: predicate, sortKeys: sortKeys, fetchLimit: fetchLimit,
+            fetchOffset: fetchOffset, includesSubentities: includesSubentities,
+            includesPendingChanges: includesPendingChanges, returnsObjectsAsFaults: returnsObjectsAsFaults,
+            propertiesToFetch: propertyNamesToFetch,
+            relationshipKeyPathsForPrefetching: relationshipKeyPathsForPrefetching)
+        template.resultType = resultType
+        return template
+    }
+
+    /// The names of the properties to read for objects: the first component of each key path of
+    /// ``propertiesToFetch``; `nil` reads all.
+    var propertyNamesToFetch: [String]? {
+        propertiesToFetch.map { properties in
+            var seen: Set<String> = []
+            return properties.compactMap { property in
+                guard case .keyPath(let path) = property.fetchColumn,
+                    let first = path.split(separator: ".").first.map(String.init), seen.insert(first).inserted
+                else { return nil }
+                return first
+            }
+        }
+    }
+
+    /// A copy for fetching objects: the same entity, predicate, stores and options, other result settings reset.
+    func objectRequest() -> FetchRequest {
+        let copy = FetchRequest(entityName: entityName)
+        copy.predicate = predicate
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = includesPendingChanges
+        copy.affectedStores = affectedStores
+        copy.returnsObjectsAsFaults = returnsObjectsAsFaults
+        return copy
     }
 }
 
@@ -93,6 +146,8 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     public var propertiesToFetch: [String]?
     /// Relationship key paths to prefetch.
     public var relationshipKeyPathsForPrefetching: [String]
+    /// What comes back.
+    public var resultType: FetchRequestResultType = .managedObject
 
     /// Creates a template.
     public init(entityName: String, predicate: ObjectPredicate? = nil, sortKeys: [SortKey] = [], fetchLimit: Int = 0,

@@ -139,6 +139,13 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
                                     predicate: request.predicate, sortKeys: [], limit: 0, includesValues: false)).count
     }
 
+    /// The groups and partial aggregates of a grouped fetch, computed by the store (SQL's `GROUP BY`), or `nil`
+    /// when the store leaves it to the coordinator, which then evaluates it in memory over the store's objects.
+    ///
+    /// The default returns `nil`. Stores that answer must match the in-memory evaluation: groups by equal values
+    /// (nil is a value), counts of non-nil values, sums as the predicate language adds numbers.
+    open func aggregate(_ request: StoreAggregateRequest) throws -> [StoreAggregateRow]? { nil }
+
     /// The record of one object, or `nil` if the store does not hold it (any more).
     open func record(for objectID: ManagedObjectID) throws -> StoreRecord? {
         throw unsupported("record lookup")

@@ -118,6 +118,12 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
         try readRecords(objectIDs)
     }
 
+    /// Groups and partial aggregates computed with `GROUP BY`; `nil` when the request does not translate to SQL
+    /// exactly (the coordinator then evaluates it in memory).
+    public override func aggregate(_ request: StoreAggregateRequest) throws -> [StoreAggregateRow]? {
+        try performAggregate(request)
+    }
+
     /// Allocates keys from `Z_PRIMARYKEY.Z_MAX` durably (keys of failed saves leave gaps).
     public override func newReferenceKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
         try allocateKeys(forEntityName: entityName, count: count)

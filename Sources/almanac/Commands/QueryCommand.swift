@@ -14,6 +14,10 @@ struct QueryCommand: ParsableCommand {
               almanac query Session --where 'title CONTAINS[cd] $Q' --var Q=concurrency --sort start
               almanac query Session --where 'duration > $MIN' --var MIN:=60 --fields title,duration,room.name
               almanac query Room --sort name --format csv
+
+            Groups and aggregates (--group-by, --count, --sum, --avg, --min, --max) print one row per group; \
+            sort and --limit apply to the groups, by group key or by aggregate name (count, sum(duration), …):
+              almanac query Session --group-by room.name --count --sum duration --sort=-count
             """
     )
 
@@ -43,6 +47,37 @@ struct QueryCommand: ParsableCommand {
     @Option(name: .customLong("store"), help: ArgumentHelp("Only these stores (repeatable).", valueName: "store"))
     var stores: [String] = []
 
+    @Option(name: .customLong("group-by"), help: ArgumentHelp("Group by these key paths.", valueName: "keys"))
+    var groupBy: String?
+
+    @Flag(help: "Count the objects (of each group), as the column count.")
+    var count = false
+
+    @Option(help: ArgumentHelp("Sum a key path (repeatable), as the column sum(KEY).", valueName: "key"))
+    var sum: [String] = []
+
+    @Option(help: ArgumentHelp("Average a key path (repeatable), as avg(KEY).", valueName: "key"))
+    var avg: [String] = []
+
+    @Option(help: ArgumentHelp("The least value of a key path (repeatable), as min(KEY).", valueName: "key"))
+    var min: [String] = []
+
+    @Option(help: ArgumentHelp("The greatest value of a key path (repeatable), as max(KEY).", valueName: "key"))
+    var max: [String] = []
+
+    /// The aggregates the flags ask for, in flag order.
+    var aggregates: [WireRequest.Fetch.Aggregate] {
+        var aggregates: [WireRequest.Fetch.Aggregate] = []
+        if count { aggregates.append(.init(name: "count", function: "count")) }
+        for (function, keys) in [("sum", sum), ("avg", avg), ("min", min), ("max", max)] {
+            aggregates += keys.map { .init(name: "\(function)(\($0))", function: function, key: $0) }
+        }
+        return aggregates
+    }
+
+    /// Whether the command asks for groups rather than objects.
+    var isGrouping: Bool { groupBy != nil || !aggregates.isEmpty }
+
     func validate() throws {
         do {
             _ = try request()
@@ -63,7 +98,10 @@ struct QueryCommand: ParsableCommand {
             limit: limit,
             offset: offset,
             properties: fields.map(ArgumentSyntax.fields),
-            stores: stores.isEmpty ? nil : stores
+            stores: stores.isEmpty ? nil : stores,
+            resultType: isGrouping ? "dictionary" : nil,
+            aggregates: aggregates,
+            groupBy: groupBy.map(ArgumentSyntax.fields)
         )
     }
 
@@ -71,6 +109,31 @@ struct QueryCommand: ParsableCommand {
         let context = CommandContext(options: options)
         let fetch = try request()
         let answer = try context.send(.fetch(fetch), as: WireResponse.Fetch.self)
-        context.print(ObjectListing.make(answer.objects, fields: fetch.properties, display: context.display))
+        if let rows = answer.rows {
+            let keys = (fetch.properties ?? fetch.groupBy ?? []) + fetch.aggregates.map(\.name)
+            context.print(Self.rowListing(rows, keys: keys, display: context.display))
+        } else {
+            context.print(ObjectListing.make(answer.objects, fields: fetch.properties, display: context.display))
+        }
+    }
+
+    /// A table of a dictionary fetch's rows: the group keys, then the aggregates (numbers right-aligned).
+    static func rowListing(_ rows: [JSONObject], keys: [String], display: TimeDisplay) -> Listing {
+        let columns = keys.map { key in
+            let numeric = rows.contains { row in
+                if case .int? = row[key] { return true }
+                if case .double? = row[key] { return true }
+                return false
+            }
+            return Listing.Column(header: key, key: key, alignment: numeric ? .right : .left, isFlexible: !numeric)
+        }
+        let cells = rows.map { row in
+            keys.map { key in
+                let value = row[key]
+                let text = ObjectListing.human(value, display: display, zone: nil)
+                return Listing.Cell(text, raw: ObjectListing.raw(value))
+            }
+        }
+        return Listing(columns: columns, rows: cells, objects: rows.map { .object($0) })
     }
 }

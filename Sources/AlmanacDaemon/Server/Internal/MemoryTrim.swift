@@ -5,12 +5,14 @@ import ObjectGraph
     import CMalloc
 #endif
 
-/// Hands memory freed by closed connections back to the system after a flood of them ended.
+/// Hands memory freed by closed connections and by detached or replaced stores back to the system.
 ///
 /// glibc's allocator keeps freed memory for reuse: after 5,000 connections close, the daemon's VmRSS would stay
-/// about 100 MB higher. ``ConnectionLedger/release(uid:)`` says when a large number of connections has closed; a
-/// second later (when their tasks are gone too) `malloc_trim(0)` runs on a thread of its own, and once more five
-/// seconds after the last request. Requests while the thread runs are merged.
+/// about 100 MB higher; after 25 minutes of files dropped, replaced and deleted under load it stood at 235 MB while
+/// 10 MB of heap were in use. ``ConnectionLedger/release(uid:)`` says when a large number of connections has closed,
+/// and the schedule library when a store was detached, replaced or set aside; a second later (when their tasks are
+/// gone too) `malloc_trim(0)` runs on a thread of its own, and once more five seconds after the last request.
+/// Requests while the thread runs are merged, so a busy folder costs one trim a second at most.
 enum MemoryTrim {
     /// Whether a trimming thread runs, and whether a request came since it last trimmed.
     private static let state = LockedValue((isRunning: false, isRequested: false))

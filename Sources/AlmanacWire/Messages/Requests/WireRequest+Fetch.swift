@@ -23,6 +23,17 @@ extension WireRequest {
         public var stores: [String]?
         /// Whether sub-entities match too (default true).
         public var includesSubentities: Bool?
+        /// `"dictionary"` answers `rows` (``WireResponse/Fetch/rows``) instead of objects: the `properties`,
+        /// `aggregates` and `groupBy` values per object or per group. `nil` or `"objects"`: objects.
+        public var resultType: String?
+        /// Dictionary fetches: aggregates per group (or over every matching object without `groupBy`).
+        public var aggregates: [Aggregate]
+        /// Dictionary fetches: the key paths whose values make a group, e.g. `room.name`.
+        public var groupBy: [String]?
+        /// Dictionary fetches with groups: a predicate over each group's row, e.g. `sessions > 3`.
+        public var having: String?
+        /// Dictionary fetches: equal rows come back once.
+        public var distinct: Bool?
 
         public init(
             entity: String,
@@ -33,8 +44,18 @@ extension WireRequest {
             offset: Int? = nil,
             properties: [String]? = nil,
             stores: [String]? = nil,
-            includesSubentities: Bool? = nil
+            includesSubentities: Bool? = nil,
+            resultType: String? = nil,
+            aggregates: [Aggregate] = [],
+            groupBy: [String]? = nil,
+            having: String? = nil,
+            distinct: Bool? = nil
         ) {
+            self.resultType = resultType
+            self.aggregates = aggregates
+            self.groupBy = groupBy
+            self.having = having
+            self.distinct = distinct
             self.entity = entity
             self.predicate = predicate
             self.variables = variables
@@ -56,6 +77,11 @@ extension WireRequest {
             properties = try json.optionalStringArray("properties")
             stores = try json.optionalStringArray("stores")
             includesSubentities = try json.optionalBool("includeSubentities")
+            resultType = try json.optionalString("resultType")
+            aggregates = try Self.aggregates(json.optionalArray("aggregates") ?? [])
+            groupBy = try json.optionalStringArray("groupBy")
+            having = try json.optionalString("having")
+            distinct = try json.optionalBool("distinct")
         }
 
         public var json: JSONObject {
@@ -68,7 +94,51 @@ extension WireRequest {
             object.set("properties", properties.map { .array($0.map(JSONValue.string)) })
             object.set("stores", stores.map { .array($0.map(JSONValue.string)) })
             object.set("includeSubentities", includesSubentities.map(JSONValue.bool))
+            object.set("resultType", resultType.map(JSONValue.string))
+            if !aggregates.isEmpty { object["aggregates"] = .array(aggregates.map { .object($0.json) }) }
+            object.set("groupBy", groupBy.map { .array($0.map(JSONValue.string)) })
+            object.set("having", having.map(JSONValue.string))
+            object.set("distinct", distinct.map(JSONValue.bool))
             return object
+        }
+
+        private static func aggregates(_ values: [JSONValue]) throws(WireError) -> [Aggregate] {
+            var aggregates: [Aggregate] = []
+            for value in values {
+                guard case .object(let object) = value else {
+                    throw WireError.badRequest("\"aggregates\" holds objects", field: "aggregates")
+                }
+                aggregates.append(try Aggregate(json: object))
+            }
+            return aggregates
+        }
+
+        /// An aggregate of a dictionary fetch: `{"name": "minutes", "function": "sum", "key": "duration"}`.
+        public struct Aggregate: Sendable, Hashable {
+            /// The key of the value in each row.
+            public var name: String
+            /// `count`, `sum`, `avg`, `min` or `max`.
+            public var function: String
+            /// The aggregated key path; `nil` with `count` counts objects.
+            public var key: String?
+
+            public init(name: String, function: String, key: String? = nil) {
+                self.name = name
+                self.function = function
+                self.key = key
+            }
+
+            public init(json: JSONObject) throws(WireError) {
+                name = try json.requiredString("name")
+                function = try json.requiredString("function")
+                key = try json.optionalString("key")
+            }
+
+            public var json: JSONObject {
+                var object: JSONObject = ["name": .string(name), "function": .string(function)]
+                object.set("key", key.map(JSONValue.string))
+                return object
+            }
         }
     }
 }

@@ -182,7 +182,10 @@ extension WireResponse {
     /// The answer to `fetch` and `template`: `{"objects": [...], "total": n}`.
     public struct Fetch: WireMessageBody, WireReplyBody {
         public var objects: [WireObject]
-        /// The number of matching objects before `limit` and `offset`.
+        /// The rows of a fetch with `"resultType": "dictionary"` (then ``objects`` is empty and not sent): one
+        /// object per matching object or per group, keyed by property, group and aggregate name.
+        public var rows: [JSONObject]?
+        /// The number of matching objects before `limit` and `offset` (of rows, for a dictionary fetch).
         public var total: Int
 
         public init(objects: [WireObject], total: Int? = nil) {
@@ -190,12 +193,33 @@ extension WireResponse {
             self.total = total ?? objects.count
         }
 
+        /// A dictionary fetch's answer.
+        public init(rows: [JSONObject], total: Int? = nil) {
+            self.objects = []
+            self.rows = rows
+            self.total = total ?? rows.count
+        }
+
         public init(json: JSONObject) throws(WireError) {
+            if let rows = try json.optionalArray("rows") {
+                self.rows = try rows.map { value throws(WireError) in
+                    guard case .object(let row) = value else {
+                        throw WireError(code: .badRequest, message: "\"rows\" holds objects")
+                    }
+                    return row
+                }
+                objects = []
+                total = try json.optionalInt("total") ?? rows.count
+                return
+            }
             objects = try json.objects("objects", WireObject.init(json:))
             total = try json.optionalInt("total") ?? objects.count
         }
 
-        public var json: JSONObject { ["objects": .array(objects.map { .object($0.json) }), "total": .int(total)] }
+        public var json: JSONObject {
+            if let rows { return ["rows": .array(rows.map { .object($0) }), "total": .int(total)] }
+            return ["objects": .array(objects.map { .object($0.json) }), "total": .int(total)]
+        }
 
         /// The kept encodings' sizes, and a guess for the other objects.
         public var encodedByteCountEstimate: Int {
@@ -205,6 +229,13 @@ extension WireResponse {
         /// Writes the objects (copying the kept encodings of cached ones) and the total.
         @inlinable
         public func encodeMembers<Output: JSONOutput>(into output: inout Output) {
+            if let rows {
+                output.writeJSONText(",\"rows\":")
+                JSONValue.array(rows.map { .object($0) }).encode(into: &output)
+                output.writeJSONText(",\"total\":")
+                JSONValue.int(total).encode(into: &output)
+                return
+            }
             output.writeJSONText(",\"objects\":[")
             for (position, object) in objects.enumerated() {
                 if position > 0 { output.writeJSONByte(UInt8(ascii: ",")) }

@@ -1,0 +1,82 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Reads the destinations of relationship key paths from fetched objects
+    /// (``FetchRequest/relationshipKeyPathsForPrefetching``): one request to each store per hop, destinations made
+    /// faults that keep their values, so that following the relationships asks no store.
+    ///
+    /// Key paths sharing a prefix share its hop (`room` and `room.sessions` read the rooms once).
+    /// - Throws: ``StoreError/Code/invalidFetchRequest`` for a key path whose component is no relationship of the
+    ///   objects reached; store errors.
+    func prefetch(_ keyPaths: [String], from objects: [ManagedObject]) throws {
+        var reached: [String: [ManagedObject]] = ["": objects]
+        for keyPath in keyPaths {
+            var prefix = ""
+            var sources = objects
+            for key in keyPath.split(separator: ".").map(String.init) {
+                let path = prefix.isEmpty ? key : prefix + "." + key
+                defer { prefix = path }
+                if let known = reached[path] {
+                    sources = known
+                    continue
+                }
+                sources = try prefetchHop(key, of: sources, keyPath: keyPath)
+                reached[path] = sources
+            }
+        }
+    }
+
+    /// The destinations of one relationship of `sources`, their values read with one request to each store.
+    private func prefetchHop(_ key: String, of sources: [ManagedObject], keyPath: String) throws -> [ManagedObject] {
+        var destinationIDs: [ManagedObjectID] = []
+        var seen: Set<ManagedObjectID> = []
+        for object in sources {
+            guard object.entity.relationshipsByName[key] != nil else {
+                throw StoreError(
+                    code: .invalidFetchRequest,
+                    message: "Cannot prefetch '\(keyPath)': '\(key)' is no relationship of entity "
+                        + "'\(object.entity.name)'.",
+                    context: ErrorContext(entityName: object.entity.name, key: key))
+            }
+            for id in storedDestinationIDs(of: object, key: key) where seen.insert(id).inserted {
+                destinationIDs.append(id)
+            }
+        }
+        let missing = destinationIDs.filter { id in
+            guard let object = registered[id] else { return !id.isTemporaryID }
+            return object.storage == .fault && object.faultValues == nil
+        }
+        if !missing.isEmpty {
+            let generation = persistentStoreCoordinator.contentGeneration
+            let records = try persistentStoreCoordinator.records(for: missing)
+            for id in missing {
+                guard let record = records[id] else { continue }
+                _ = materialize(id, record: record, asFault: true, generation: generation)
+            }
+        }
+        return destinationIDs.map { object(with: $0) }
+    }
+
+    /// The IDs a relationship of an object holds, read from its values or from the values its fault keeps (without
+    /// firing it); none for a fault without values.
+    private func storedDestinationIDs(of object: ManagedObject, key: String) -> [ManagedObjectID] {
+        let value: Any?
+        switch object.storage {
+        case .fault:
+            guard let kept = object.faultValues else { return [] }
+            value = kept.record[key]
+        case .loaded:
+            value = object.primitiveValue(forKey: key)
+        case .invalid:
+            return []
+        }
+        switch value {
+        case let id as ManagedObjectID: return [id]
+        case let ids as [ManagedObjectID]: return ids
+        case let related as ManagedObject: return [related.objectID]
+        case let related as [ManagedObject]: return related.map(\.objectID)
+        case let related as Set<ManagedObject>: return related.map(\.objectID)
+        default: return []
+        }
+    }
+}
