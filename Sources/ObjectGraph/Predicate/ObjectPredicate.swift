@@ -21,16 +21,40 @@ public struct ObjectPredicate: Sendable, Hashable, CustomStringConvertible {
     private let cache: CompiledCache
 
     /// Holds the compiled form, set once; compared and hashed by nobody.
+    ///
+    /// The reference is kept as the bits of a retained pointer in an `Atomic<UInt>` rather than in an
+    /// `AtomicLazyReference`: that generic type's `load()` is not specialized here, so every evaluation paid a
+    /// metadata lookup, a retain and a release, about a tenth of evaluating a three-comparison predicate.
     private final class CompiledCache: Sendable {
-        private let compiled = AtomicLazyReference<CompiledPredicate>()
+        private let bits = Atomic<UInt>(0)
 
         /// Calls `body` with the compiled form, made by `make` the first time (if two threads race, one result is
-        /// kept and the other dropped).
+        /// kept and the other dropped). The form is never replaced, so `body` borrows it without retaining.
         @inline(__always)
         func withCompiled<Result>(make: () throws -> CompiledPredicate,
                                   _ body: (CompiledPredicate) throws -> Result) throws -> Result {
-            if let current = compiled.load() { return try body(current) }
-            return try body(compiled.storeIfNil(try make()))
+            var current = bits.load(ordering: .acquiring)
+            if current == 0 {
+                let made = UInt(bitPattern: Unmanaged.passRetained(try make()).toOpaque())
+                let (exchanged, original) = bits.compareExchange(expected: 0, desired: made,
+                                                                 ordering: .acquiringAndReleasing)
+                if exchanged {
+                    current = made
+                } else {
+                    Self.unmanaged(made).release()
+                    current = original
+                }
+            }
+            return try Self.unmanaged(current)._withUnsafeGuaranteedRef(body)
+        }
+
+        private static func unmanaged(_ bits: UInt) -> Unmanaged<CompiledPredicate> {
+            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        }
+
+        deinit {
+            let current = bits.load(ordering: .acquiring)
+            if current != 0 { Self.unmanaged(current).release() }
         }
     }
 
