@@ -250,23 +250,17 @@ extension ManagedObjectContext {
                             idOf: (ManagedObject) -> ManagedObjectID) throws -> StoreRecord {
         let layout = object.slotLayout
         if layout.recordsAreSlots {
-            // The slots are the row, and `Sendable` being a marker protocol, `[Any?]` and `[(any Sendable)?]` are one
-            // type at run time: the record shares the object's slots (copied on write should either change).
+            // The slots are the row; attribute values are Sendable (see `assumeSendable`).
             return StoreRecord(objectID: id, version: version, keys: layout.recordKeys,
-                               row: unsafeBitCast(object.slots, to: [(any Sendable)?].self))
+                               row: object.slots.map { $0.map(assumeSendable) })
         }
         let slots = object.slots
         let recordSlots = layout.recordSlots
         let attributeCount = layout.recordAttributeCount
         var row: [(any Sendable)?] = []
         row.reserveCapacity(recordSlots.count)
-        // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?` and
-        // `(any Sendable)?` share one layout: each value is copied once, straight from its slot.
-        slots.withUnsafeBufferPointer { slots in
-            slots.withMemoryRebound(to: (any Sendable)?.self) { values in
-                for position in 0..<attributeCount { row.append(values[recordSlots[position]]) }
-            }
-        }
+        // Attribute values are Sendable (see `assumeSendable`).
+        for position in 0..<attributeCount { row.append(slots[recordSlots[position]].map(assumeSendable)) }
         for position in attributeCount..<recordSlots.count {
             let relationship = layout.properties[recordSlots[position]] as! RelationshipDescription
             let targets = object.relatedObjects(relationship).filter {

@@ -11,9 +11,9 @@
 /// last table used (a fetch registers many objects of one store and entity in a row).
 final class ObjectRegistry {
     private struct Table {
-        /// The shared names of the table's IDs (``ManagedObjectID/sharedNames``): one store and entity, or one
+        /// The shared names of the table's IDs (``ManagedObjectID/sharedPair``): one store and entity, or one
         /// entity's temporary IDs.
-        let names: UnsafeMutableRawPointer
+        let names: IDNames.Pair
         /// Whether the table holds temporary IDs: it starts over from the next key once it is empty (after a save).
         let isTemporary: Bool
         /// The key of `objects[0]`: 0 for stores' keys, the first key seen for temporary ones.
@@ -36,7 +36,7 @@ final class ObjectRegistry {
     @exclusivity(unchecked)
     private var tables: [Table] = []
     @exclusivity(unchecked)
-    private var tableIndex: [UnsafeMutableRawPointer: Int] = [:]
+    private var tableIndex: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked)
     private var lastTable = -1
     @exclusivity(unchecked)
@@ -51,16 +51,16 @@ final class ObjectRegistry {
 
     /// The table for an ID's store and entity, if one exists (or `create`: made now).
     private func table(for id: ManagedObjectID, create: Bool) -> Int? {
-        guard let names = id.sharedNames else { return nil }
-        if lastTable >= 0, tables[lastTable].names == names { return lastTable }
-        if let index = tableIndex[names] {
+        guard let names = id.sharedPair else { return nil }
+        if lastTable >= 0, tables[lastTable].names === names { return lastTable }
+        if let index = tableIndex[ObjectIdentifier(names)] {
             lastTable = index
             return index
         }
         guard create else { return nil }
         let isTemporary = id.isTemporaryID
         tables.append(Table(names: names, isTemporary: isTemporary, base: isTemporary ? id.referenceKey : 0))
-        tableIndex[names] = tables.count - 1
+        tableIndex[ObjectIdentifier(names)] = tables.count - 1
         lastTable = tables.count - 1
         return lastTable
     }

@@ -271,7 +271,7 @@ struct BatchRecordBuilder {
                     continue
                 }
                 if let canonical = canonicalTypes[position], AttributeType.typeIdentifier(of: value) == canonical,
-                    integerRanges[position].map({ $0.contains(AttributeType.reinterpretAsInt(value)) }) ?? true
+                    integerRanges[position].map({ $0.contains(value as? Int ?? 0) }) ?? true
                 {
                     row[position] = value
                 } else if let converted = types[position].coerce(value) {
@@ -296,13 +296,9 @@ struct BatchRecordBuilder {
         if givenPositions != nil { givenPositions!.append(Array(0..<attributeCount)) }
         var row = [(any Sendable)?].nils(count: width)
         row.withUnsafeMutableBufferPointer { row in
-            // Attribute values are Sendable (see `assumeSendable`), and `Sendable` being a marker protocol, `Any?`
-            // and `(any Sendable)?` share one layout.
-            object.slots.withUnsafeBufferPointer { slots in
-                slots.withMemoryRebound(to: (any Sendable)?.self) { values in
-                    for position in 0..<attributeCount { row[position] = values[recordSlots[position]] }
-                }
-            }
+            // Attribute values are Sendable (see `assumeSendable`).
+            let slots = object.slots
+            for position in 0..<attributeCount { row[position] = slots[recordSlots[position]].map(assumeSendable) }
         }
         check(row, problems: [], at: index)
     }

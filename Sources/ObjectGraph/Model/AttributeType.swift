@@ -101,22 +101,9 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
             guard Self.typeIdentifier(of: value) == ObjectIdentifier(Int.self), let range = integerRange else {
                 return false
             }
-            return range.contains(Self.reinterpretAsInt(value))
+            return range.contains(value as? Int ?? 0)
         case .transformable, .undefined: return true
         default: return Self.typeIdentifier(of: value) == canonicalTypeIdentifier
-        }
-    }
-
-    /// ``isCanonical(_:)`` for the value in a slot, looked at where it is (see ``SlotReader``); `nil` for an empty
-    /// slot.
-    func isCanonical(inSlot slot: UnsafeRawPointer) -> Bool? {
-        guard let metadata = SlotReader.type(at: slot) else { return nil }
-        switch self {
-        case .integer16, .integer32:
-            guard metadata == SlotReader.intType, let range = integerRange else { return false }
-            return range.contains(slot.load(as: Int.self))
-        case .transformable, .undefined: return true
-        default: return canonicalTypeIdentifier.map { UInt(bitPattern: $0) == metadata } ?? false
         }
     }
 
@@ -124,10 +111,6 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     /// runtime for): an existential passed here is opened, and `T` is the type of its value.
     @inline(__always)
     static func typeIdentifier<T>(of value: T) -> ObjectIdentifier { ObjectIdentifier(T.self) }
-
-    /// A value whose type was just found to be `Int`, read as one without a dynamic cast.
-    @inline(__always)
-    static func reinterpretAsInt<T>(_ value: T) -> Int { unsafeBitCast(value, to: Int.self) }
 
     /// The type of the canonical values of this type when the type alone makes a value canonical (not for
     /// integers narrower than 64 bits, which need a range check, nor for types that take any value).

@@ -138,19 +138,11 @@ extension ManagedObject {
         guard let index = layout.slot(forKey: key) else {
             preconditionFailure("entity '\(entity.name)' has no property named '\(key)'")
         }
-        // The common case first: an attribute's value already in its canonical type, told by looking at the value
-        // where it is (see `SlotReader`), and then moved into its slot: no copy of it is made.
-        if let attributeType = layout.attributeTypes[index], SlotReader.isUsable,
-            withUnsafePointer(to: value, { attributeType.isCanonical(inSlot: UnsafeRawPointer($0)) ?? false })
-        {
-            setValueTracked(value, slot: index)
-            return
-        }
         setValue(converting: value, slot: index, key: key)
     }
 
-    /// ``setValue(_:forKey:)`` for values that are not already their attribute's canonical type, nil, and related
-    /// objects.
+    /// ``setValue(_:forKey:)`` once the slot is known: values already of their attribute's canonical type as they
+    /// are, other values converted, nil, and related objects.
     private func setValue(converting value: Any?, slot index: Int, key: String) {
         let layout = slotLayout
         if let value, let attributeType = layout.attributeTypes[index], attributeType.isCanonical(value) {

@@ -251,50 +251,35 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let layout = slotLayout
         let count = layout.properties.count
         // Subclasses may override validateValue(_:forKey:), so only plain objects take the short way for values
-        // that cannot fail: nil or the canonical type for an attribute without other rules. Those are told apart
-        // first, each value looked at in its slot: copying every value out only to look at its type was most of
-        // validating a new object.
-        return withUnsafeTemporaryAllocation(of: Bool.self, capacity: count) { settled in
-            settled.initialize(repeating: false)
-            let isPlain = type(of: self) == ManagedObject.self
-            if isPlain, SlotReader.isUsable, count > 0 {
-                slots.withUnsafeBufferPointer { buffer in
-                    let base = UnsafeRawPointer(buffer.baseAddress!)
-                    for index in 0..<count {
-                        guard let isOptional = layout.typeOnlyOptionality[index],
-                              let type = layout.attributeTypes[index] else { continue }
-                        settled[index] = type.isCanonical(inSlot: SlotReader.slotPointer(base, index)) ?? isOptional
-                    }
+        // that cannot fail: nil or the canonical type for an attribute without other rules.
+        let isPlain = type(of: self) == ManagedObject.self
+        var errors: [ValidationError] = []
+        for index in 0..<count {
+            if isPlain, let isOptional = layout.typeOnlyOptionality[index], let type = layout.attributeTypes[index] {
+                if let value = slots[index] {
+                    if type.isCanonical(value) { continue }
+                } else if isOptional {
+                    continue
                 }
             }
-            var errors: [ValidationError] = []
-            for index in 0..<count where !settled[index] {
-                if isPlain, let isOptional = layout.typeOnlyOptionality[index], let type = layout.attributeTypes[index] {
-                    if let value = slots[index] {
-                        if type.isCanonical(value) { continue }
-                    } else if isOptional {
-                        continue
-                    }
-                }
-                let plain: Any?
-                switch layout.kinds[index] {
-                case .other: continue  // fetched properties
-                case .toMany:
-                    let value = slots[index]
-                    plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
-                case .attribute, .toOne: plain = slots[index]
-                }
-                let name = layout.properties[index].name
-                do {
-                    try validateValue(plain, forKey: name)
-                } catch let error as ValidationError {
-                    errors += error.allErrors
-                } catch {
-                    errors.append(validationError(.custom, key: name, text: "\(error)"))
-                }
+            let plain: Any?
+            switch layout.kinds[index] {
+            case .other: continue  // fetched properties
+            case .toMany:
+                let value = slots[index]
+                plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
+            case .attribute, .toOne: plain = slots[index]
             }
-            return errors
+            let name = layout.properties[index].name
+            do {
+                try validateValue(plain, forKey: name)
+            } catch let error as ValidationError {
+                errors += error.allErrors
+            } catch {
+                errors.append(validationError(.custom, key: name, text: "\(error)"))
+            }
         }
+        return errors
     }
 }
 

@@ -8,39 +8,34 @@ import Synchronization
 /// ``ManagedObjectContext/obtainPermanentIDs(for:)``.
 public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The entity name and store identifier, shared by every ID of that entity in that store.
-    private let names: IDNames.Reference
+    private let names: IDNames.Pair
     /// The object's key: the primary key in its store, or a process-unique number while temporary.
     public let referenceKey: Int64
 
     /// The name of the object's entity.
-    public var entityName: String { names.pair.entityName }
+    public var entityName: String { names.entityName }
     /// The identifier (UUID) of the object's store; `nil` while the ID is temporary.
-    public var storeIdentifier: String? { names.pair.storeIdentifier }
+    public var storeIdentifier: String? { names.storeIdentifier }
 
-    /// The address of the names this ID shares with every ID of its entity and store (`nil` when it has names
-    /// of its own): two IDs with the same address have the same names.
-    var sharedNames: UnsafeMutableRawPointer? {
-        switch names {
-        case .shared(let pair):
-            return pair.toOpaque()
-        case .owned(let pair):
-            // Made before its names were shared (a URI parsed before its store was known): the shared pair of the
-            // same names, when there is one now, so that it finds what IDs made since are registered under.
-            return IDNames.shared(entityName: pair.entityName, storeIdentifier: pair.storeIdentifier)?.toOpaque()
-        }
+    /// The names this ID shares with every ID of its entity and store (`nil` when none are shared).
+    var sharedPair: IDNames.Pair? {
+        if names.isShared { return names }
+        // Made before its names were shared (a URI parsed before its store was known): the shared pair of the same
+        // names, when there is one now, so that it finds what IDs made since are registered under.
+        return IDNames.shared(entityName: names.entityName, storeIdentifier: names.storeIdentifier)
     }
 
-    /// Whether two IDs name the same entity and store: by the address of their shared names when both have them
+    /// The identity of ``sharedPair``: two IDs with the same shared names have the same identity.
+    var sharedNames: ObjectIdentifier? { sharedPair.map(ObjectIdentifier.init) }
+
+    /// Whether two IDs name the same entity and store: by the identity of their shared names when both have them
     /// (as IDs read from one store do), which touches no string; by the names otherwise.
     package func hasSameNames(as other: ManagedObjectID) -> Bool {
-        if case .shared(let mine) = names, case .shared(let theirs) = other.names {
-            return mine.toOpaque() == theirs.toOpaque()  // shared names are interned: one pair per names
-        }
-        return entityName == other.entityName && storeIdentifier == other.storeIdentifier
+        names.sameNames(as: other.names)
     }
 
     /// Whether the ID is temporary (the object was never saved).
-    public var isTemporaryID: Bool { names.read(\.isTemporary) }
+    public var isTemporaryID: Bool { names.isTemporary }
 
     /// Creates a permanent ID; stores call this for the objects they hold.
     ///
@@ -60,14 +55,14 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
         return ManagedObjectID(names: names, referenceKey: referenceKey)
     }
 
-    private init(names: IDNames.Reference, referenceKey: Int64) {
+    private init(names: IDNames.Pair, referenceKey: Int64) {
         self.names = names
         self.referenceKey = referenceKey
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(referenceKey)
-        hasher.combine(names.read(\.digest))
+        hasher.combine(names.digest)
     }
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
@@ -150,10 +145,9 @@ enum TemporaryKeys {
 
 /// The names of IDs: one pair of entity name and store identifier per process, shared by all IDs that have it.
 ///
-/// An ID holds its pair without reference counting (`Unmanaged`), because the table below keeps every pair alive
-/// for the life of the process. Copying an ID, which fetches, registries and merges do several times per object,
-/// then retains nothing. Pairs are added by stores and new objects (bounded by `limit`); names that come from
-/// outside (parsed URIs) are only looked up, and when absent, or beyond the bound, an ID owns a pair of its own.
+/// Pairs are added by stores and new objects (bounded by `limit`) and kept for the life of the process; names that
+/// come from outside (parsed URIs) are only looked up, and when absent, or beyond the bound, an ID owns a pair of its
+/// own.
 enum IDNames {
     final class Pair: Sendable {
         let entityName: String
@@ -162,11 +156,14 @@ enum IDNames {
         let digest: UInt64
         /// Whether the pair is of temporary IDs (no store).
         let isTemporary: Bool
+        /// Whether the pair is the table's, shared by every ID of these names (else an ID's own).
+        let isShared: Bool
 
-        init(entityName: String, storeIdentifier: String?) {
+        init(entityName: String, storeIdentifier: String?, isShared: Bool) {
             self.entityName = entityName
             self.storeIdentifier = storeIdentifier
             self.isTemporary = storeIdentifier == nil
+            self.isShared = isShared
             let entityDigest = Self.digest(entityName, 0xcbf2_9ce4_8422_2325)
             self.digest = storeIdentifier.map { Self.digest($0, entityDigest) } ?? entityDigest
         }
@@ -195,37 +192,11 @@ enum IDNames {
                 return mix(value, tail)
             }
         }
-    }
 
-    enum Reference: Sendable {
-        /// A pair the table keeps alive.
-        case shared(Unmanaged<Pair>)
-        /// A pair of this ID's own.
-        case owned(Pair)
-
-        var pair: Pair {
-            switch self {
-            case .shared(let pair): pair.takeUnretainedValue()
-            case .owned(let pair): pair
-            }
-        }
-
-        /// Reads a field of the pair without retaining it (IDs read these per object in fetches and saves).
-        @inline(__always)
-        func read<Value>(_ field: (Pair) -> Value) -> Value {
-            switch self {
-            case .shared(let pair): pair._withUnsafeGuaranteedRef(field)
-            case .owned(let pair): field(pair)
-            }
-        }
-
-        func sameNames(as other: Reference) -> Bool {
-            if case .shared(let mine) = self, case .shared(let theirs) = other {
-                return mine.toOpaque() == theirs.toOpaque()  // one shared pair per distinct names
-            }
-            let (mine, theirs) = (pair, other.pair)
-            return mine === theirs || (mine.digest == theirs.digest && mine.entityName == theirs.entityName
-                && mine.storeIdentifier == theirs.storeIdentifier)
+        func sameNames(as other: Pair) -> Bool {
+            if self === other { return true }
+            if isShared && other.isShared { return false }  // one shared pair per distinct names
+            return digest == other.digest && entityName == other.entityName && storeIdentifier == other.storeIdentifier
         }
     }
 
@@ -255,18 +226,20 @@ enum IDNames {
     private static let table = LockedValue(Table())
 
     /// The shared pair of these names, if there is one.
-    static func shared(entityName: String, storeIdentifier: String?) -> Unmanaged<Pair>? {
-        table.withLock { table in table.find(entityName, storeIdentifier).map { Unmanaged.passUnretained($0) } }
+    static func shared(entityName: String, storeIdentifier: String?) -> Pair? {
+        table.withLock { table in table.find(entityName, storeIdentifier) }
     }
 
-    static func reference(entityName: String, storeIdentifier: String?, interning: Bool) -> Reference {
+    static func reference(entityName: String, storeIdentifier: String?, interning: Bool) -> Pair {
         table.withLock { table in
-            if let pair = table.find(entityName, storeIdentifier) { return .shared(Unmanaged.passUnretained(pair)) }
-            let pair = Pair(entityName: entityName, storeIdentifier: storeIdentifier)
-            guard interning, table.pairs.count < limit else { return .owned(pair) }
+            if let pair = table.find(entityName, storeIdentifier) { return pair }
+            guard interning, table.pairs.count < limit else {
+                return Pair(entityName: entityName, storeIdentifier: storeIdentifier, isShared: false)
+            }
+            let pair = Pair(entityName: entityName, storeIdentifier: storeIdentifier, isShared: true)
             table.pairs[Key(entityName: entityName, storeIdentifier: storeIdentifier)] = pair
             table.last = pair
-            return .shared(Unmanaged.passUnretained(pair))
+            return pair
         }
     }
 }

@@ -71,57 +71,26 @@ enum ValueCoding {
         try statement.bind(try sqliteValue(value, kind: kind), at: index)
     }
 
-    /// Binds the value in a row slot (see ``SlotReader``) when it is nil or of the canonical type of one of the
-    /// common kinds; returns false otherwise, and the caller binds the value the ordinary way.
-    static func bind(slot: UnsafeRawPointer, kind: ColumnKind, to statement: SQLiteStatement,
-                     at index: Int32) throws -> Bool {
-        guard let type = SlotReader.type(at: slot) else {
-            try statement.bindNull(at: index)
-            return true
-        }
+    /// Binds `value` when it is of the canonical type of `kind`; returns false otherwise (one cast, to the type the
+    /// column's kind names).
+    private static func bindCanonical(_ value: any Sendable, kind: ColumnKind, to statement: SQLiteStatement,
+                                      at index: Int32) throws -> Bool {
         switch kind {
         case .integer:
-            guard type == SlotReader.intType else { return false }
-            try statement.bind(slot.load(as: Int.self), at: index)
+            guard let value = value as? Int else { return false }
+            try statement.bind(Int64(value), at: index)
         case .boolean:
-            guard type == SlotReader.boolType else { return false }
-            try statement.bind(slot.load(as: Bool.self), at: index)
+            guard let value = value as? Bool else { return false }
+            try statement.bind(value, at: index)
         case .real:
-            guard type == SlotReader.doubleType else { return false }
-            try statement.bind(slot.load(as: Double.self), at: index)
+            guard let value = value as? Double else { return false }
+            try statement.bind(value, at: index)
         case .date:
-            guard type == SlotReader.dateType else { return false }
-            try statement.bind(slot.load(as: Date.self).timeIntervalSinceReferenceDate, at: index)
+            guard let value = value as? Date else { return false }
+            try statement.bind(value.timeIntervalSinceReferenceDate, at: index)
         case .string:
-            guard type == SlotReader.stringType else { return false }
-            try statement.bind(normalized(slot.load(as: String.self)), at: index)
-        default:
-            return false
-        }
-        return true
-    }
-
-    /// Binds `value` when its type is the canonical type of `kind`; returns false otherwise. The type is compared,
-    /// not cast (a dynamic cast of an existential costs more than the bind); `unsafeBitCast` only reinterprets a
-    /// value whose type was just found to be the target type.
-    private static func bindCanonical<T>(_ value: T, kind: ColumnKind, to statement: SQLiteStatement,
-                                         at index: Int32) throws -> Bool {
-        switch kind {
-        case .integer:
-            guard T.self == Int.self else { return false }
-            try statement.bind(Int64(unsafeBitCast(value, to: Int.self)), at: index)
-        case .boolean:
-            guard T.self == Bool.self else { return false }
-            try statement.bind(unsafeBitCast(value, to: Bool.self), at: index)
-        case .real:
-            guard T.self == Double.self else { return false }
-            try statement.bind(unsafeBitCast(value, to: Double.self), at: index)
-        case .date:
-            guard T.self == Date.self else { return false }
-            try statement.bind(unsafeBitCast(value, to: Date.self).timeIntervalSinceReferenceDate, at: index)
-        case .string:
-            guard T.self == String.self else { return false }
-            try statement.bind(normalized(unsafeBitCast(value, to: String.self)), at: index)
+            guard let value = value as? String else { return false }
+            try statement.bind(normalized(value), at: index)
         default:
             return false
         }

@@ -121,28 +121,17 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         return positions
     }
 
-    /// Binds a record's row: each source's value by position. Attribute values of the common types are read in
-    /// place (see `SlotReader`); the others are copied out of the row.
+    /// Binds a record's row: each source's value by position.
     private func bindRow(_ row: [(any Sendable)?], positions: [Int], to statement: SQLiteStatement, from first: Int32,
                          schema: SQLiteSchema) throws {
-        let readsSlots = SlotReader.isUsable
-        try row.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress)
-            for index in bindings.indices {
-                let parameter = first + Int32(index)
-                let position = positions[index]
-                guard position >= 0, let base else {
-                    try statement.bindNull(at: parameter)
-                    continue
-                }
-                if readsSlots, case .attribute(let kind) = bindings[index],
-                    try ValueCoding.bind(slot: SlotReader.slotPointer(base, position), kind: kind, to: statement,
-                                         at: parameter)
-                {
-                    continue
-                }
-                try bindValue(buffer[position], binding: bindings[index], to: statement, at: parameter, schema: schema)
+        for index in bindings.indices {
+            let parameter = first + Int32(index)
+            let position = positions[index]
+            guard position >= 0 else {
+                try statement.bindNull(at: parameter)
+                continue
             }
+            try bindValue(row[position], binding: bindings[index], to: statement, at: parameter, schema: schema)
         }
     }
 

@@ -50,14 +50,8 @@ struct RecordValuesTests {
         case dictionaries
         /// Dictionaries whose attribute names share a slot, written through lookups.
         case dictionariesWithSharedSlots
-        /// Rows laid out by the entity's keys (as a context's save makes them), written by position with the
-        /// common values read in place.
+        /// Rows laid out by the entity's keys (as a context's save makes them), written by position.
         case rows
-    }
-
-    @Test func rowSlotsHaveTheLayoutTheRowWriterReadsInPlace() {
-        // Otherwise the row writer copies every value out of its row: correct, but the fast way is not tested.
-        #expect(SlotReader.isUsable)
     }
 
     @Test(arguments: SavedLayout.allCases)
