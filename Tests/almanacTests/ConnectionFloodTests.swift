@@ -152,8 +152,16 @@ struct ConnectionFloodTests {
         let latency = try #require(rounds.min { $0.p99 < $1.p99 })
         let pingP99 = Self.percentile(99, of: latency.ping)
         let fetchP99 = Self.percentile(99, of: latency.fetch)
-        #expect(pingP99 < 10, "ping p99 \(pingP99) ms (rounds: \(rounds.map(\.p99)))")
-        #expect(fetchP99 < 10, "fetch p99 \(fetchP99) ms (rounds: \(rounds.map(\.p99)))")
+        // The bound, 10 ms, holds on this machine when the test has its cores (0.3 ms ping and 0.6-0.8 ms
+        // fetch p99 alone); with more runnable work than twice the cores (other builds, benchmarks) the scheduler
+        // alone adds tens of milliseconds, so the bound there is 100 ms: still far below the five minutes a flooded
+        // daemon used to make everyone wait.
+        let load = Self.loadAverage()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let bound = load <= Double(2 * cores) ? 10.0 : 100.0
+        let context = "rounds: \(rounds.map(\.p99)), load \(load) on \(cores) cores"
+        #expect(pingP99 < bound, "ping p99 \(pingP99) ms, bound \(bound) ms (\(context))")
+        #expect(fetchP99 < bound, "fetch p99 \(fetchP99) ms, bound \(bound) ms (\(context))")
 
         // The flood ends: none of its connections was closed or answered meanwhile.
         try input.fileHandleForWriting.close()
@@ -258,21 +266,17 @@ struct ConnectionFloodTests {
         }
     }
 
+    /// The one-minute load average (`/proc/loadavg`), 0 when unreadable.
+    static func loadAverage() -> Double {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").first.flatMap { Double($0) } ?? 0
+    }
+
     private static func measureBlocking(socket path: String, rounds: Int) throws -> Latencies {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FloodFailed(message: "socket: \(errno)") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        guard let fd = UnixSocketConnection.open(path, receiveTimeout: 10) else {
+            throw FloodFailed(message: "connect: \(errno)")
         }
-        guard connected == 0 else { throw FloodFailed(message: "connect: \(errno)") }
+        defer { close(fd) }
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         func exchange(_ line: String) -> (String?, Double) {

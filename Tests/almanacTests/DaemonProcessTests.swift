@@ -243,20 +243,8 @@ struct DaemonProcessTests {
     /// Sends one request line over a Unix socket and returns the reply line (without its newline), or `nil` after
     /// 30 s without one. (A plain socket: the inherited-socket test needs no client process.)
     static func request(_ line: String, at path: String) -> String? {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = UnixSocketConnection.open(path, receiveTimeout: 30) else { return nil }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
         let bytes = Array((line + "\n").utf8)
         guard send(fd, bytes, bytes.count, 0) == bytes.count else { return nil }
         var reply: [UInt8] = []

@@ -31,20 +31,8 @@ final class ChildDaemon {
     /// The reply line to one request on a connection of its own; nil when the daemon does not answer within 60 s.
     /// Replies of many megabytes are read in linear time (each chunk is searched for the newline once).
     static func request(_ line: String, at path: String) -> String? {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = UnixSocketConnection.open(path, receiveTimeout: 60) else { return nil }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else { return nil }
         let bytes = Array((line + "\n").utf8)
         guard Glibc.send(fd, bytes, bytes.count, 0) == bytes.count else { return nil }
         var reply: [UInt8] = []
