@@ -2,7 +2,7 @@ extension WireRequest {
     /// `get`: one object by URI. Answered with ``WireResponse/Get``; `not_found` when there is none.
     public struct Get: WireRequestBody {
         public static let operation = WireOperation.get
-        /// The object's URI, e.g. `x-almanac://<store>/Session/p12`.
+        /// The object's URI, e.g. `x-coredata://<store UUID>/Session/p12`.
         public var uri: String
 
         public init(uri: String) { self.uri = uri }
