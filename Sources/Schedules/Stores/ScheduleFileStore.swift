@@ -25,7 +25,7 @@ open class ScheduleFileStore: AtomicStore, ScheduleDocumentProviding, @unchecked
     /// The document read from the file (kept for computing what changed between releases).
     public private(set) var document: ScheduleDocument?
 
-    /// The reader settings used for every file added without ``PersistentStoreOptionKey/scheduleReaderConfiguration``.
+    /// The reader settings used for every file added without the `scheduleReaderConfiguration` option.
     /// Safe to read and set from any thread; a store reads it when it loads its file.
     public static var configuration: ScheduleReaderConfiguration {
         get { sharedConfiguration.withLock { $0 } }
