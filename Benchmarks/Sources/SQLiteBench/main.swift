@@ -422,6 +422,39 @@ rows.append(ResultRow(workload: "SQLite grouped count (dictionary fetch) vs raw 
                       anchor: rawGrouped, target: .ratioAtMost(1.5),
                       note: "COUNT(*) per label, 31 groups of \(fetchCount / 1000)k rows; time per query"))
 
+// MARK: 5. Durable saves: one object per save, synchronous = FULL against NORMAL
+
+// Since issue #24 the daemon's personal store (and every writable SQLite store it writes) runs WAL with
+// synchronous = FULL, so that a write is on disk before its reply: every commit syncs the WAL. This row is the
+// price, per save of one object through a context, against the same saves with NORMAL (the setting before).
+let durableCount = quick ? 50 : 200
+
+@MainActor
+func oneObjectSavesSeconds(full: Bool) throws -> Double {
+    let url = freshURL(full ? "durable-full" : "durable-normal")
+    defer { SQLiteWorkloadData.removeDatabase(url) }
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
+    var options: PersistentStoreOptions = [:]
+    if full { options[.sqliteSynchronousFull] = true }
+    _ = try coordinator.addPersistentStore(type: .sqlite, configurationName: nil, at: url, options: options)
+    let context = ManagedObjectContext(coordinator: coordinator)
+    let started = Date()
+    for index in 0..<durableCount {
+        let object = context.insertNewObject(forEntityName: "Row")
+        object.setValue("favourite \(index)", forKey: "t")
+        object.setValue(Int64(index), forKey: "a")
+        try context.save()
+    }
+    return Date().timeIntervalSince(started)
+}
+let (durableSaves, normalSaves) = try Figure.samplingPair(runs, unit: "s", ours: { try oneObjectSavesSeconds(full: true) },
+                                                          anchor: { try oneObjectSavesSeconds(full: false) })
+rows.append(ResultRow(workload: "SQLite one object per save (WAL): synchronous FULL vs NORMAL",
+                      ours: durableSaves.rate(items: Double(durableCount), unit: "saves/s"),
+                      anchor: normalSaves.rate(items: Double(durableCount), unit: "saves/s"), target: .none,
+                      note: "\(durableCount) saves through a context; FULL is the personal store's setting since "
+                        + "#24 (a write is on disk before its reply), NORMAL the one before"))
+
 // MARK: Output
 
 func line(_ name: String, _ time: Double, _ count: Int) -> String {
