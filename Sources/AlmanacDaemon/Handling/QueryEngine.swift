@@ -220,17 +220,13 @@ public final class QueryEngine: Sendable {
     /// as if the file had been replaced a moment before, and the read runs again without it. The read runs again
     /// too when the watcher replaced or detached the failing file's store meanwhile (it saw the new version first).
     private func reading<T>(_ body: () throws -> T) throws(WireError) -> T {
-        var setAside: Set<String> = []
+        var retried: Set<String> = []
         while true {
             let storesBefore = library.storeChangeCount
             do {
                 return try coordinator.performReading(body)
             } catch {
-                if setAsideIfChangedUnderItsStore(error, setAside: &setAside) { continue }
-                guard !(error is WireError), let url = (error as? StoreError)?.context.storeURL,
-                    !setAside.contains(url.path), library.storeChangeCount != storesBefore
-                else { throw WireError.from(error) }
-                setAside.insert(url.path)
+                guard isStale(error, storesBefore: storesBefore, retried: &retried) else { throw WireError.from(error) }
             }
         }
     }
@@ -240,18 +236,21 @@ public final class QueryEngine: Sendable {
         do {
             return try coordinator.performAndWait(body)
         } catch {
-            var setAside: Set<String> = []
-            _ = setAsideIfChangedUnderItsStore(error, setAside: &setAside)
+            var retried: Set<String> = []
+            _ = isStale(error, storesBefore: nil, retried: &retried)
             throw WireError.from(error)
         }
     }
 
-    /// Whether `error` came from a store whose file changed under it, set aside now (and not before).
-    private func setAsideIfChangedUnderItsStore(_ error: any Error, setAside: inout Set<String>) -> Bool {
-        guard !(error is WireError), let url = (error as? StoreError)?.context.storeURL, !setAside.contains(url.path),
+    /// Whether `error` came from a store that no longer serves its file, each file once per request: its file changed
+    /// under it (set aside now), or, given the library's `storesBefore` count, the watcher replaced or detached it
+    /// since the request began.
+    private func isStale(_ error: any Error, storesBefore: Int?, retried: inout Set<String>) -> Bool {
+        guard !(error is WireError), let url = (error as? StoreError)?.context.storeURL, !retried.contains(url.path),
             library.setAsideIfChangedUnderItsStore(url)
+                || storesBefore.map({ library.storeChangeCount != $0 }) == true
         else { return false }
-        setAside.insert(url.path)
+        retried.insert(url.path)
         return true
     }
 
