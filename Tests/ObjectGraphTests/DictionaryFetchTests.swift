@@ -6,13 +6,19 @@ import Testing
 
 @Suite("Fetch result types and dictionaries")
 struct DictionaryFetchTests {
-    @Test(arguments: StoreKind.all)
-    func executeReturnsWhatTheResultTypeAsks(kind: StoreKind) throws {
+    /// A fixture whose store holds `count` saved sessions.
+    static func saved(_ count: Int, in kind: StoreKind) throws -> Fixture {
         let fixture = Fixture(kind)
         try fixture.addStore()
         let writer = fixture.context()
-        try SessionRow.insert(SessionRow.make(12), into: writer)
+        try SessionRow.insert(SessionRow.make(count), into: writer)
         try writer.save()
+        return fixture
+    }
+
+    @Test(arguments: StoreKind.all)
+    func executeReturnsWhatTheResultTypeAsks(kind: StoreKind) throws {
+        let fixture = try Self.saved(12, in: kind)
         let context = fixture.context()
         let request = FetchRequest(entityName: "Session")
         request.sortKeys = [SortKey("guid")]
@@ -49,11 +55,7 @@ struct DictionaryFetchTests {
 
     @Test(arguments: StoreKind.all)
     func fetchOfANonObjectResultTypeFailsAndRegistersNothing(kind: StoreKind) throws {
-        let fixture = Fixture(kind)
-        try fixture.addStore()
-        let writer = fixture.context()
-        try SessionRow.insert(SessionRow.make(4), into: writer)
-        try writer.save()
+        let fixture = try Self.saved(4, in: kind)
         let context = fixture.context()
         for type in [FetchRequestResultType.managedObjectID, .dictionary, .count] {
             let request = FetchRequest(entityName: "Session")
@@ -158,11 +160,7 @@ struct DictionaryFetchTests {
 
     @Test(arguments: StoreKind.all)
     func invalidDictionaryRequestsFailWithACode(kind: StoreKind) throws {
-        let fixture = Fixture(kind)
-        try fixture.addStore()
-        let writer = fixture.context()
-        try SessionRow.insert(SessionRow.make(6), into: writer)
-        try writer.save()
+        let fixture = try Self.saved(6, in: kind)
         let context = fixture.context()
         let ungrouped = FetchRequest(entityName: "Session")
         ungrouped.propertiesToFetch = ["title", Aggregates.total]
