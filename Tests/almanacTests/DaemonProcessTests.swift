@@ -243,18 +243,7 @@ struct DaemonProcessTests {
     /// Sends one request line over a Unix socket and returns the reply line (without its newline), or `nil` after
     /// 30 s without one. (A plain socket: the inherited-socket test needs no client process.)
     static func request(_ line: String, at path: String) -> String? {
-        guard let fd = UnixSocketConnection.open(path, receiveTimeout: 30) else { return nil }
-        defer { close(fd) }
-        let bytes = Array((line + "\n").utf8)
-        guard send(fd, bytes, bytes.count, 0) == bytes.count else { return nil }
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !reply.contains(UInt8(ascii: "\n")) {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            guard count > 0 else { return nil }
-            reply += buffer.prefix(count)
-        }
-        return String(decoding: reply.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        UnixSocketConnection.exchange(line, at: path, receiveTimeout: 30)
     }
 
     /// Socket activation as systemd does it, through `systemd-socket-activate`: the daemon is started by the first

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 
 /// The real `almanacd` in a child process on given folders, ready (READY=1) when made; requests go straight to its
-/// socket, one connection each.
+/// socket, one connection each. ``LiveDaemon`` runs the client against one.
 final class ChildDaemon {
     let process: Process
     let socket: String
@@ -29,23 +29,8 @@ final class ChildDaemon {
     }
 
     /// The reply line to one request on a connection of its own; nil when the daemon does not answer within 60 s.
-    /// Replies of many megabytes are read in linear time (each chunk is searched for the newline once).
     static func request(_ line: String, at path: String) -> String? {
-        guard let fd = UnixSocketConnection.open(path, receiveTimeout: 60) else { return nil }
-        defer { close(fd) }
-        let bytes = Array((line + "\n").utf8)
-        guard Glibc.send(fd, bytes, bytes.count, 0) == bytes.count else { return nil }
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            guard count > 0 else { return nil }
-            if let end = buffer.prefix(count).firstIndex(of: UInt8(ascii: "\n")) {
-                reply += buffer.prefix(end)
-                return String(decoding: reply, as: UTF8.self)
-            }
-            reply += buffer.prefix(count)
-        }
+        UnixSocketConnection.exchange(line, at: path, receiveTimeout: 60)
     }
 
     /// The error code of a reply, nil for `ok`.

@@ -7,8 +7,7 @@ final class LiveDaemon {
     let root: URL
     let inbox: URL
     let socket: String
-    private let process: Process
-    private let notify: DaemonProcessTests.NotifySocket
+    private let daemon: ChildDaemon
 
     /// The sample schedules of the repository (Data/schedules).
     static var sampleFiles: [URL] {
@@ -31,13 +30,7 @@ final class LiveDaemon {
         for file in files {
             try FileManager.default.copyItem(at: file, to: inbox.appendingPathComponent(file.lastPathComponent))
         }
-        notify = DaemonProcessTests.NotifySocket()
-        process = try DaemonProcessTests.launch(
-            try DaemonProcessTests.binary("almanacd"),
-            ["--watch", inbox.path, "--state", root.appendingPathComponent("state").path, "--socket", socket],
-            environment: ["NOTIFY_SOCKET": notify.path, "HOME": root.path, "PATH": "/usr/bin:/bin"]
-        )
-        _ = notify.wait(for: "READY=1")
+        daemon = try ChildDaemon(inbox: inbox, state: root.appendingPathComponent("state"), socket: socket)
     }
 
     /// The environment the client runs in: this daemon's socket, UTC as the machine's zone, no colour settings.
@@ -54,12 +47,9 @@ final class LiveDaemon {
             environment: environment.merging(extra) { $1 }, directory: root)
     }
 
-    /// Stops the daemon (SIGTERM, then SIGKILL after 30 s) and removes its folder.
+    /// Stops the daemon (SIGTERM, then SIGKILL when it has not exited in time) and removes its folder.
     func stop() async {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            _ = await process.exited(within: 30)
-        }
+        if daemon.process.isRunning { _ = await daemon.stop() }
         try? FileManager.default.removeItem(at: root)
         unlink(socket)
     }

@@ -23,4 +23,25 @@ enum UnixSocketConnection {
         }
         return fd
     }
+
+    /// Sends one request line on a connection of its own and returns the reply line (without its newline), or nil
+    /// when it cannot connect or no whole line arrives within `receiveTimeout` seconds. Replies of many megabytes are
+    /// read in linear time (each chunk is searched for the newline once).
+    static func exchange(_ line: String, at path: String, receiveTimeout seconds: Int) -> String? {
+        guard let fd = open(path, receiveTimeout: seconds) else { return nil }
+        defer { close(fd) }
+        let bytes = Array((line + "\n").utf8)
+        guard send(fd, bytes, bytes.count, 0) == bytes.count else { return nil }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            if let end = buffer.prefix(count).firstIndex(of: UInt8(ascii: "\n")) {
+                reply += buffer.prefix(end)
+                return String(decoding: reply, as: UTF8.self)
+            }
+            reply += buffer.prefix(count)
+        }
+    }
 }
