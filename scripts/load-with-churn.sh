@@ -143,6 +143,12 @@ def heap_in_use(pid):
     """The bytes glibc's malloc has handed out and not got back (MiB), from malloc_stats() called through gdb
     (it prints to the daemon's stderr, our log); None without gdb, when it cannot attach, or without glibc's
     allocator (a sanitizer's)."""
+    figures = malloc_figures(pid)
+    return figures["inUseMiB"] if figures else None
+
+def malloc_figures(pid):
+    """malloc_stats()'s totals over every arena (MiB): `inUseMiB` handed out, `systemMiB` taken from the system
+    (the difference is free memory glibc keeps); None when heap_in_use's conditions fail."""
     if shutil.which("gdb") is None:
         return None
     log.flush()
@@ -157,11 +163,27 @@ def heap_in_use(pid):
         with open(log_path, "rb") as file:
             file.seek(before)
             text = file.read().decode(errors="replace")
-        found = re.search(r"Total \(incl\. mmap\):\s*system bytes\s*=\s*\d+\s*in use bytes\s*=\s*(\d+)", text)
+        found = re.search(r"Total \(incl\. mmap\):\s*system bytes\s*=\s*(\d+)\s*in use bytes\s*=\s*(\d+)", text)
         if found:
-            return round(int(found.group(1)) / 1048576, 2)
+            return {"inUseMiB": round(int(found.group(2)) / 1048576, 2),
+                    "systemMiB": round(int(found.group(1)) / 1048576, 2)}
         time.sleep(0.1)
     return None
+
+def resident_parts(pid):
+    """VmRSS split as /proc/PID/smaps_rollup splits it (MiB): anonymous memory (the heap, thread stacks, the Swift
+    runtime's metadata) and the rest (mapped files: the binary, shared libraries, files read by mmap)."""
+    parts = {}
+    try:
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            key, _, value = line.partition(":")
+            if key in ("Rss", "Anonymous"):
+                parts[key] = int(value.split()[0]) / 1024
+    except OSError:
+        return None
+    if "Rss" not in parts or "Anonymous" not in parts:
+        return None
+    return {"anonymousMiB": round(parts["Anonymous"], 1), "fileMiB": round(parts["Rss"] - parts["Anonymous"], 1)}
 
 def descriptors(pid):
     """The daemon's open descriptors by kind, and the deleted files among them."""
@@ -387,7 +409,8 @@ try:
     rss_peak, fds_peak, rss_series = rss_start or 0, fds_start["total"], []
     load_started = next_sample = time.monotonic()
     samples = [{"minute": 0.0, "rssMiB": rss_start, "openFiles": fds_start["total"], "heapInUseMiB": heap_start,
-                "filesInFolder": len(inbox_files()), "sighups": 0}]
+                "heapSystemMiB": (malloc_figures(daemon.pid) or {}).get("systemMiB"),
+                **(resident_parts(daemon.pid) or {}), "filesInFolder": len(inbox_files()), "sighups": 0}]
     next_soak_sample = load_started + sample_every if sample_every > 0 else float("inf")
     next_sighup = load_started + sighup_every if sighup_every > 0 else float("inf")
     sighups = 0
@@ -409,8 +432,10 @@ try:
             next_sighup += sighup_every
         if now >= next_soak_sample:
             figures = descriptors(daemon.pid) or {"total": None}
+            heap = malloc_figures(daemon.pid) or {}
             samples.append({"minute": round((now - load_started) / 60, 2), "rssMiB": rss(daemon.pid),
-                            "openFiles": figures["total"], "heapInUseMiB": heap_in_use(daemon.pid),
+                            "openFiles": figures["total"], "heapInUseMiB": heap.get("inUseMiB"),
+                            "heapSystemMiB": heap.get("systemMiB"), **(resident_parts(daemon.pid) or {}),
                             "filesInFolder": len(inbox_files()), "sighups": sighups})
             print(f"soak: {samples[-1]}", flush=True)
             next_soak_sample += sample_every

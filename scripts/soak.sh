@@ -22,11 +22,15 @@ try:
     result = json.load(open(sys.argv[1]))
 except OSError:
     sys.exit("soak: no result written")
-print("soak: minute  VmRSS MiB  open files  heap in use MiB  files in folder  SIGHUPs")
+def figure(sample, key):
+    value = sample.get(key)
+    return "-" if value is None else value
+print("soak: minute  VmRSS MiB  anonymous  files  heap in use MiB  heap from system  open files  files in folder"
+      "  SIGHUPs")
 for sample in result.get("samples", []):
-    print(f"soak: {sample['minute']:6.1f}  {sample['rssMiB'] or 0:9.1f}  {sample['openFiles'] or 0:10}  "
-          f"{sample['heapInUseMiB'] if sample['heapInUseMiB'] is not None else '-':>15}  "
-          f"{sample['filesInFolder']:15}  {sample['sighups']:7}")
+    print(f"soak: {sample['minute']:6.1f}  {sample['rssMiB'] or 0:9.1f}  {figure(sample, 'anonymousMiB'):>9}  "
+          f"{figure(sample, 'fileMiB'):>5}  {figure(sample, 'heapInUseMiB'):>15}  {figure(sample, 'heapSystemMiB'):>16}  "
+          f"{sample['openFiles'] or 0:10}  {sample['filesInFolder']:15}  {sample['sighups']:7}")
 print(f"soak: {result.get('requestsAnswered')} requests, p99 {result.get('p99ms', 0):.1f} ms, max "
       f"{result.get('maxms', 0):.0f} ms, {result.get('churnOperations')} churn operations, {result.get('sighups')} "
       f"SIGHUPs; checks {'passed' if result.get('passed') else 'FAILED'}")
