@@ -414,6 +414,7 @@ try:
     next_soak_sample = load_started + sample_every if sample_every > 0 else float("inf")
     next_sighup = load_started + sighup_every if sighup_every > 0 else float("inf")
     sighups = 0
+    sighup_times = []
     def reload_settings():
         global sighups
         variant = sighups % 2
@@ -423,6 +424,7 @@ try:
             json.dump(settings, file)
         os.rename(os.path.join(state, "almanacd.json.part"), os.path.join(state, "almanacd.json"))
         daemon.send_signal(signal.SIGHUP)
+        sighup_times.append(round(time.monotonic() - load_started, 1))
         sighups += 1
     while load.poll() is None:
         churn_once()
@@ -572,7 +574,8 @@ summary = {
     "logLines": len(log_text), "logLinesByLevel": levels,
     "failedAttachLines": sum(attempts_per_file.values()), "filesThatFailed": len(attempts_per_file),
     "mostFailedAttachLinesForOneFile": max(attempts_per_file.values(), default=0),
-    "sighups": sighups, "samples": samples,
+    "sighups": sighups, "sighupSeconds": sighup_times, "samples": samples,
+    "slowRequests": report.get("slowRequests", []),
     "checks": checks, "passed": all(checks.values()),
     "scriptSeconds": round(time.monotonic() - script_started, 1),
 }

@@ -218,6 +218,8 @@ struct LoadGenerator: Sendable {
         var insertsAcknowledged: Int
         var requestsByKind: [String: Int]
         var p50ByKind: [String: Double]
+        /// Requests still unanswered after ``LoadGenerator/slowAfter`` seconds, answered or not in the end.
+        var slowRequests: [SlowRequest] = []
 
         var summary: String {
             var text = String(format: "%d clients: %d requests in %.2f s = %.0f/s; p50 %.3f ms, p90 %.3f ms, "
@@ -225,6 +227,11 @@ struct LoadGenerator: Sendable {
                               p90 * 1000, p99 * 1000, max * 1000)
             text += "; errors: " + (errorsByCode.isEmpty ? "none"
                 : errorsByCode.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
+            if !slowRequests.isEmpty {
+                let lost = slowRequests.filter { $0.answeredAfter == nil }.count
+                text += "; \(slowRequests.count) requests unanswered after \(LoadGenerator.slowAfter) s, "
+                    + "\(lost) of them after \(LoadGenerator.giveUpAfter) s"
+            }
             if requestsByKind.count > 1 {
                 text += "\n  by kind: " + requestsByKind.keys.sorted().map {
                     String(format: "%@ %d (p50 %.3f ms)", $0, requestsByKind[$0]!, (p50ByKind[$0] ?? .nan) * 1000)
@@ -233,6 +240,23 @@ struct LoadGenerator: Sendable {
             return text
         }
     }
+
+    /// A request the daemon had not answered after ``LoadGenerator/slowAfter`` seconds.
+    struct SlowRequest: Codable, Sendable {
+        /// Seconds from the start of the timed run to the request's sending.
+        var sentAt: Double
+        var kind: String
+        /// Seconds until its answer, or nil when none came within ``LoadGenerator/giveUpAfter`` seconds.
+        var answeredAfter: Double?
+        /// The answer's error code, when it was an error.
+        var errorCode: String?
+    }
+
+    /// After this long without an answer a request counts as slow, and the wait goes on.
+    static let slowAfter = 10
+    /// A request is given up (and its client stops) after this long without an answer: past the daemon's own 30 s
+    /// request deadline, so a request still unanswered then was lost, not merely slow.
+    static let giveUpAfter = 40
 
     var socketPath: String
     var clients: Int
@@ -289,6 +313,7 @@ struct LoadGenerator: Sendable {
         var errors: [String: Int] = [:]
         var errorsByKind: [String: [String: Int]] = [:]
         var inserted: [AcknowledgedInsert] = []
+        var slow: [SlowRequest] = []
         /// URIs of the objects of the client's latest answer of a `collectsURIs` kind.
         var recentURIs: [String] = []
 
@@ -357,7 +382,7 @@ struct LoadGenerator: Sendable {
                 let connection: UnixLineClient
                 var stage = "connect"
                 do {
-                    connection = try UnixLineClient(path: path, receiveTimeout: 10)
+                    connection = try UnixLineClient(path: path, receiveTimeout: Double(Self.slowAfter))
                     stage = "warm-up"
                     // Warm-up: at most `warmUp` requests and at most 2 s. Untimed, but checked: an error counts,
                     // and an acknowledged insert is recorded like any other.
@@ -386,11 +411,34 @@ struct LoadGenerator: Sendable {
                     let line = Array((kind.line(client, n, result.recentURI(n)) + "\n").utf8)
                     let begin = DispatchTime.now().uptimeNanoseconds
                     do {
-                        let answer = try connection.roundTrip(line)
+                        try connection.send(line)
+                        var slow: SlowRequest?
+                        var answer: ArraySlice<UInt8>?
+                        // A receive timeout marks the request slow; the wait goes on to `giveUpAfter` seconds.
+                        while answer == nil {
+                            do {
+                                answer = try connection.readLine()
+                            } catch UnixLineClient.Failure.timeout {
+                                let waited = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9
+                                if slow == nil {
+                                    slow = SlowRequest(sentAt: Double(begin - deadlineBox.start) / 1e9,
+                                                       kind: kind.name)
+                                }
+                                if waited >= Double(Self.giveUpAfter) {
+                                    result.slow.append(slow!)
+                                    throw UnixLineClient.Failure.timeout
+                                }
+                            }
+                        }
                         let end = DispatchTime.now().uptimeNanoseconds
                         result.latencies.append(Double(end - begin) / 1e9)
                         result.kinds.append(kindIndex)
-                        result.check(answer, of: kind, line: line)
+                        let code = result.check(answer!, of: kind, line: line)
+                        if var slow {
+                            slow.answeredAfter = Double(end - begin) / 1e9
+                            slow.errorCode = code
+                            result.slow.append(slow)
+                        }
                     } catch {
                         result.count("transport: \(error)", of: kind)
                         break
@@ -403,6 +451,7 @@ struct LoadGenerator: Sendable {
         }
         for _ in 0..<clients { ready.wait() }
         let begin = DispatchTime.now().uptimeNanoseconds
+        deadlineBox.start = begin
         deadlineBox.deadline = begin + UInt64(seconds * 1e9)
         for _ in 0..<clients { barrier.signal() }
         group.wait()
@@ -429,11 +478,12 @@ struct LoadGenerator: Sendable {
                       throughput: Double(all.count) / elapsed, p50: percentile(all, 0.5), p90: percentile(all, 0.9),
                       p99: percentile(all, 0.99), max: all.last ?? .nan, errorsByCode: errors,
                       errorsByKind: errorsByKind, insertsAcknowledged: inserted.count, requestsByKind: counts,
-                      p50ByKind: p50s)
+                      p50ByKind: p50s, slowRequests: results.flatMap(\.slow).sorted { $0.sentAt < $1.sentAt })
     }
 
     private final class DeadlineBox: @unchecked Sendable {
         var deadline: UInt64 = .max  // written before the barrier is released, read after
+        var start: UInt64 = 0  // the same
     }
 
     /// `AlmanacBenchmarks load --socket PATH [--clients N] [--seconds S] [--requests N] [--warmup N]
