@@ -438,7 +438,8 @@ try:
             samples.append({"minute": round((now - load_started) / 60, 2), "rssMiB": rss(daemon.pid),
                             "openFiles": figures["total"], "heapInUseMiB": heap.get("inUseMiB"),
                             "heapSystemMiB": heap.get("systemMiB"), **(resident_parts(daemon.pid) or {}),
-                            "filesInFolder": len(inbox_files()), "sighups": sighups})
+                            "filesInFolder": len(inbox_files()), "sighups": sighups,
+                            "loadAverage": round(os.getloadavg()[0], 1)})
             print(f"soak: {samples[-1]}", flush=True)
             next_soak_sample += sample_every
         if time.monotonic() >= next_sample:
