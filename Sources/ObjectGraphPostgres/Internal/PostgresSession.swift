@@ -44,6 +44,8 @@ final class PostgresSession: @unchecked Sendable {  // the coordinator serialize
 
     /// The open connection, connecting (and selecting the store's schema) first when there is none.
     private func open() throws -> PostgresConnection {
+        // Waiting for the network on an event-loop thread would stall (or deadlock) that loop: refuse instead.
+        guard MultiThreadedEventLoopGroup.currentEventLoop == nil else { throw PostgresSessionError.onEventLoop }
         if let connection, !connection.isClosed { return connection }
         if connection != nil, isInTransaction {
             // The transaction died with its connection: say so instead of running the rest outside it.
@@ -162,6 +164,8 @@ final class PostgresSession: @unchecked Sendable {  // the coordinator serialize
 enum PostgresSessionError: Error {
     /// The connection closed in the middle of a transaction.
     case connectionLost
+    /// The store was called on an event-loop thread, where it must not wait for the server.
+    case onEventLoop
 }
 
 extension SQLValue {

@@ -1,4 +1,5 @@
 import Foundation
+import NIOPosix
 import ObjectGraph
 import PostgresNIO
 
@@ -102,9 +103,12 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
         try converting("counting \(request.entity.name) objects") { try performCount(request) }
     }
 
-    /// The change token of `Z_METADATA`, which every save to the schema (by any process) increments.
+    /// The change token of `Z_METADATA`, which every save to the schema (by any process) increments; `nil` when
+    /// asked on an event-loop thread (a server answering from its cache of replies), where the store must not wait
+    /// for the network: nothing is then kept or answered from a cache.
     public override func contentToken() throws -> UInt64? {
-        try converting("reading the change token") {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil { return nil }
+        return try converting("reading the change token") {
             let rows = try session.query("SELECT Z_TOKEN FROM Z_METADATA WHERE Z_VERSION = 1")
             return try rows.first.map { UInt64(bitPattern: try $0[column: 0].decode(Int64.self)) }
         }
@@ -193,8 +197,11 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
             } else {
                 reason = "\(error.code)"
             }
-        } else if error is PostgresSessionError {
-            reason = "the connection closed in the middle of a transaction"
+        } else if let error = error as? PostgresSessionError {
+            switch error {
+            case .connectionLost: reason = "the connection closed in the middle of a transaction"
+            case .onEventLoop: reason = "the store was called on an event-loop thread, where it cannot wait"
+            }
         }
         return StoreError(
             code: .io,
