@@ -54,6 +54,18 @@ struct PostgresStoreLocationTests {
         #expect(coordinator.persistentStores.isEmpty)
     }
 
+    /// Indexes order NULLs first, as the store's sorts do, so that PostgreSQL reads a sorted limit from them.
+    @Test func indexesPutNullsFirstAsSortsDo() {
+        let schema = SQLSchema(model: TestModel.make(), configurationName: nil, numbers: [:])
+        let indexes = PostgresSchema.creationStatements(schema).filter { $0.hasPrefix("CREATE INDEX") }
+        let tableIndexes = indexes.filter { !$0.contains("\"Z_") || $0.contains("ZSESSION") }
+        #expect(!tableIndexes.isEmpty)
+        #expect(tableIndexes.allSatisfy { $0.contains("NULLS FIRST") || $0.contains("NULLS LAST") })
+        #expect(
+            SQLSchema(model: TestModel.make(), configurationName: nil, numbers: [:])
+                .indexStatements(for: schema.heldTables[0]).allSatisfy { !$0.contains("NULLS") })
+    }
+
     @Test func numbersPlaceholdersOutsideQuotes() {
         #expect(
             PostgresSession.numbered("SELECT \"a?\" FROM t WHERE x = ? AND y = '?' AND z IN (?, ?)")

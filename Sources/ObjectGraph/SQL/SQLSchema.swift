@@ -84,12 +84,18 @@ package final class SQLSchema {
 
     /// The `CREATE INDEX` statements of a table: foreign keys, `Z_ENT` when the table hosts several entities,
     /// indexed attributes, the entities' fetch indexes and their uniqueness constraints.
-    package func indexStatements(for table: TableMapping) -> [String] {
+    ///
+    /// With `nullsFirst`, every column is ordered with NULLs first ascending (`NULLS FIRST`, `DESC NULLS LAST`), as
+    /// sorts are: PostgreSQL can then read a sorted limit from the index (its default puts NULLs last).
+    package func indexStatements(for table: TableMapping, nullsFirst: Bool = false) -> [String] {
         var statements: [String] = []
         func index(_ name: String, _ columns: [String]) {
+            let ordered =
+                !nullsFirst
+                ? columns : columns.map { $0.hasSuffix(" DESC") ? $0 + " NULLS LAST" : $0 + " NULLS FIRST" }
             statements.append(
                 "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(table.name)) ("
-                    + columns.joined(separator: ", ") + ")")
+                    + ordered.joined(separator: ", ") + ")")
         }
         for column in table.indexedColumns { index("\(table.name)_\(column)_INDEX", [quoted(column)]) }
         if table.entityNumbers.count > 1 { index("\(table.name)_Z_ENT_INDEX", ["Z_ENT"]) }

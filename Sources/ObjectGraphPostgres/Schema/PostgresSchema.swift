@@ -45,7 +45,7 @@ enum PostgresSchema {
         var statements = bookkeepingDDL
         for table in schema.heldTables {
             statements.append(createStatement(for: table))
-            statements += schema.indexStatements(for: table)
+            statements += schema.indexStatements(for: table, nullsFirst: true)
         }
         for join in schema.heldJoinTables {
             statements.append(createStatement(for: join))
