@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "ObjectGraphXML", targets: ["ObjectGraphXML"]),
         .library(name: "ObjectGraphSQLite", targets: ["ObjectGraphSQLite"]),
+        .library(name: "ObjectGraphPostgres", targets: ["ObjectGraphPostgres"]),
         .library(name: "SafeXML", targets: ["SafeXML"]),
         .library(name: "Schedules", targets: ["Schedules"]),
         .library(name: "AlmanacWire", targets: ["AlmanacWire"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Documentation only: `swift package generate-documentation` (CI builds every catalog, warnings as errors).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -50,6 +52,8 @@ let package = Package(
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
         .target(name: "ObjectGraphXML", dependencies: ["ObjectGraph", "SafeXML"]),
         .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
+        .target(name: "ObjectGraphPostgres",
+                dependencies: ["ObjectGraph", .product(name: "PostgresNIO", package: "postgres-nio")] + nio),
 
         // Schedules: the schedule model and the readers of schedule formats.
         .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"]),
@@ -59,14 +63,16 @@ let package = Package(
 
         // The daemon and the two executables.
         .target(name: "AlmanacDaemon",
-                dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "Schedules", "AlmanacWire",
+                dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "ObjectGraphPostgres", "Schedules",
+                               "AlmanacWire",
                                .target(name: "CMalloc", condition: .when(platforms: [.linux]))] + nio
                     + lifecycle + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
 
         // Test support shared by the framework's test targets: the test model, store kinds, the predicate corpus.
-        .target(name: "ObjectGraphTestSupport", dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite"],
+        .target(name: "ObjectGraphTestSupport",
+                dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", "ObjectGraphPostgres"],
                 path: "Tests/ObjectGraphTestSupport"),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
@@ -74,6 +80,8 @@ let package = Package(
                     dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML", "ObjectGraphTestSupport"]),
         .testTarget(name: "ObjectGraphSQLiteTests",
                     dependencies: ["ObjectGraphSQLite", "CSQLite", "ObjectGraph", "ObjectGraphTestSupport"]),
+        .testTarget(name: "ObjectGraphPostgresTests",
+                    dependencies: ["ObjectGraphPostgres", "ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SchedulesTests", dependencies: ["Schedules", "ObjectGraphTestSupport"]),
         .testTarget(name: "AlmanacWireTests", dependencies: ["AlmanacWire"]),
         .testTarget(name: "CivilDatesTests", dependencies: ["CivilDates"]),

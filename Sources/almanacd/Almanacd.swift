@@ -27,6 +27,11 @@ struct Almanacd: AsyncParsableCommand {
     @Option(help: "An Xcode model file (.xcdatamodeld, .xcdatamodel or contents) instead of the compiled-in model.")
     var model: String?
 
+    @Option(
+        name: .customLong("personal-store"),
+        help: "A PostgreSQL URL for the personal store, shared by every daemon given it (postgres:///db?host=…).")
+    var personalStore: String?
+
     @Flag(help: "Attach Core Data stores dropped into the folders read-only too.")
     var readOnlyInbox = false
 
@@ -46,9 +51,18 @@ struct Almanacd: AsyncParsableCommand {
         if let state { configuration.stateFolder = URL(fileURLWithPath: state).standardizedFileURL }
         if let socket { configuration.socketPath = socket }
         if let model { configuration.modelURL = URL(fileURLWithPath: model) }
+        var personalStoreURL: URL?
+        if let personalStore {
+            guard let url = URL(string: personalStore), url.scheme?.hasPrefix("postgres") == true else {
+                throw ValidationError(
+                    "--personal-store must be a PostgreSQL URL such as postgres:///db?host=/run/postgresql&schema=name")
+            }
+            personalStoreURL = url
+        }
         do {
             try configuration.loadConfigurationFile()
             if readOnlyInbox { configuration.readOnlyInbox = true }
+            if let personalStoreURL { configuration.personalStoreURL = personalStoreURL }
             try await Daemon.run(configuration: configuration, logger: logger)
         } catch {
             logger.critical("cannot run: \(error)")

@@ -65,7 +65,7 @@ import Testing
         #expect(try select.step() == .done)
     }
 
-    @Test func bindsSQLiteValues() throws {
+    @Test func bindsSQLValues() throws {
         let connection = try SQLiteConnection(path: ":memory:")
         let select = try connection.prepare("SELECT ?, ?, ?, ?, ?")
         try select.bind([.integer(7), .real(1.5), .text("x"), .blob(Data([9])), nil])

@@ -6,7 +6,7 @@ import Testing
 @testable import ObjectGraphTestSupport
 
 @Suite struct SQLiteFunctionTests {
-    private func evaluate(_ sql: String, _ arguments: [SQLiteValue?] = []) throws -> SQLiteValue {
+    private func evaluate(_ sql: String, _ arguments: [SQLValue?] = []) throws -> SQLValue {
         let connection = try SQLiteConnection(path: ":memory:")
         let statement = try connection.prepare(sql)
         try statement.bind(arguments)

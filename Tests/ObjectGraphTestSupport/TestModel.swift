@@ -1,7 +1,9 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 import ObjectGraphSQLite
 import ObjectGraphXML
+import Testing
 
 /// A small schedule-like model built in code, exercising every delete rule, inheritance and two configurations.
 enum TestModel {
@@ -118,13 +120,55 @@ struct StoreKind: CustomStringConvertible, Sendable {
     static let binary = StoreKind(type: .binary, fileExtension: "bin")
     static let xml = StoreKind(type: .xml, fileExtension: "xml")
     static let sqlite = StoreKind(type: .sqlite, fileExtension: "sqlite")
+    static let postgres = StoreKind(type: .postgres, fileExtension: "")
 
-    /// Every store type: the conformance suite runs against each.
+    /// Every store type: the conformance suite runs against each (PostgreSQL when `ALMANAC_POSTGRES_URL` names a
+    /// server; see `PostgresTestServer`).
     static let all: [StoreKind] = {
         XMLStore.register()
         SQLiteStore.register()
-        return [inMemory, binary, xml, sqlite]
+        PostgresStore.register()
+        return [inMemory, binary, xml, sqlite] + (PostgresTestServer.url == nil ? [] : [postgres])
     }()
+
+    /// The location of a test's store named `name`: a file in the test's folder, or for PostgreSQL a schema of
+    /// its own on the test server (named after the folder, so tests running in parallel never share one).
+    func url(_ name: String, in folder: TemporaryFolder) -> URL {
+        guard type == .postgres, let server = PostgresTestServer.url else {
+            return folder.file("\(name).\(fileExtension)")
+        }
+        return PostgresTestServer.store(schema: folder.url.lastPathComponent + "_" + name, on: server)
+    }
+}
+
+/// The PostgreSQL server of the test run, named by `ALMANAC_POSTGRES_URL` (`scripts/postgres-cluster.sh start`
+/// prints one; `.ci/run` exports it). Without it the PostgreSQL tests are skipped, except under `CI=true`.
+enum PostgresTestServer {
+    /// The server's URL, e.g. `postgres:///postgres?host=/tmp/almanac-pg.X&user=postgres`; nil when unset.
+    static let url: URL? = {
+        guard let value = ProcessInfo.processInfo.environment["ALMANAC_POSTGRES_URL"], !value.isEmpty else {
+            return nil
+        }
+        return URL(string: value)
+    }()
+
+    /// Whether the run is CI's, where a skipped PostgreSQL test is a failure.
+    static let isCI = ProcessInfo.processInfo.environment["CI"] == "true"
+
+    /// The reason PostgreSQL tests are skipped.
+    static let skipReason = Comment(
+        rawValue: "ALMANAC_POSTGRES_URL is unset: no PostgreSQL server to test against "
+            + "(start one with scripts/postgres-cluster.sh start)")
+
+    /// A store URL on the server with its own schema (lower-cased, letters, digits and underscores).
+    static func store(schema: String, on server: URL) -> URL {
+        let name = String(schema.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.prefix(60))
+        var components = URLComponents(url: server, resolvingAgainstBaseURL: false)!
+        var items = (components.queryItems ?? []).filter { $0.name != "schema" }
+        items.append(URLQueryItem(name: "schema", value: name))
+        components.queryItems = items
+        return components.url!
+    }
 }
 
 /// A coordinator with one or more stores of a kind, in a temporary folder.
@@ -145,7 +189,7 @@ struct Fixture {
     func addStore(_ name: String = "store", configuration: String? = nil,
                   options: PersistentStoreOptions = [:]) throws -> PersistentStore {
         try coordinator.addPersistentStore(type: kind.type, configurationName: configuration,
-                                           at: folder.file("\(name).\(kind.fileExtension)"), options: options)
+                                           at: kind.url(name, in: folder), options: options)
     }
 
     func context() -> ManagedObjectContext { ManagedObjectContext(coordinator: coordinator) }

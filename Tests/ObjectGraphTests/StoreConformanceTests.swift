@@ -35,7 +35,7 @@ struct StoreConformanceTests {
         ])
         let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [counter]))
         let folder = TemporaryFolder()
-        try coordinator.addPersistentStore(type: kind.type, at: folder.file("counters.\(kind.fileExtension)"))
+        try coordinator.addPersistentStore(type: kind.type, at: kind.url("counters", in: folder))
         let writer = ManagedObjectContext(coordinator: coordinator)
         writer.insertNewObject(forEntityName: "Counter").setValue(5, forKey: "count")
         try writer.save()

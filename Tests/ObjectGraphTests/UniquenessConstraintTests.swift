@@ -44,7 +44,7 @@ struct UniquenessConstraintTests {
         init(_ kind: StoreKind) throws {
             _ = StoreKind.all
             coordinator = PersistentStoreCoordinator(managedObjectModel: UniquenessConstraintTests.model())
-            try coordinator.addPersistentStore(type: kind.type, at: folder.file("store.\(kind.fileExtension)"))
+            try coordinator.addPersistentStore(type: kind.type, at: kind.url("store", in: folder))
         }
 
         func context(_ policy: MergePolicy = .error) -> ManagedObjectContext {

@@ -11,6 +11,10 @@ public struct DaemonConfiguration: Sendable {
     public var socketPath: String
     /// An Xcode model file to use instead of the compiled-in schedule model.
     public var modelURL: URL?
+    /// Where the personal configuration lives when it is shared: a PostgreSQL URL (`--personal-store`,
+    /// `"personalStore"` in `almanacd.json`) such as `postgres:///almanac?host=/run/postgresql&schema=personal`,
+    /// shared by every daemon given the same URL. `nil` (the default) keeps `personal.sqlite` in the state folder.
+    public var personalStoreURL: URL?
     /// Whether Core Data stores dropped into the folders are attached read-only.
     public var readOnlyInbox = false
     /// Routing rules from the configuration file: entity name -> store file name (or path).
@@ -83,7 +87,7 @@ public struct DaemonConfiguration: Sendable {
     /// The configuration file in the state folder (`almanacd.json`), if present.
     public var configurationFile: URL { stateFolder.appendingPathComponent("almanacd.json") }
 
-    /// Reads `almanacd.json`: `{"routing": {"Entity": "store-file"}, "readOnlyInbox": bool,
+    /// Reads `almanacd.json`: `{"routing": {"Entity": "store-file"}, "readOnlyInbox": bool, "personalStore": URL,
     /// "maximumFileSize": bytes, "maximumReplyObjects": count, "writerGroup": gid,
     /// "files": {"glob": {"timeZone", "acronym", "dayChange"}},
     /// "maxConnections": 8192, "maxConnectionsPerUser": 1024, "maxConnectionsByUser": {"uid or name": count},
@@ -105,6 +109,15 @@ public struct DaemonConfiguration: Sendable {
             routingRules = rules
         }
         if let value = object["readOnlyInbox"] as? Bool { readOnlyInbox = value }
+        if let value = object["personalStore"] {
+            let url = (value as? String).flatMap(URL.init(string:))
+            guard let url, url.scheme?.hasPrefix("postgres") == true else {
+                throw ConfigurationError(
+                    message: "\"personalStore\" in \(configurationFile.path) must be a PostgreSQL URL such as "
+                        + "postgres:///almanac?host=/run/postgresql&schema=personal")
+            }
+            personalStoreURL = url
+        }
         if let value = object["maximumFileSize"] as? Int, value > 0 { maximumFileSize = value }
         if let value = object["maximumReplyObjects"] as? Int, value > 0 { maximumReplyObjects = value }
         if let value = object["writerGroup"] as? Int, value >= 0 { writerGroupID = UInt32(value) }

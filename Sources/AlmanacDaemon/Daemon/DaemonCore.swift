@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 import ObjectGraphSQLite
 import ObjectGraphXML
 import Schedules
@@ -42,18 +43,32 @@ public final class DaemonCore: Sendable {
         XMLStore.register()
         SQLiteStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let personalURL = configuration.stateFolder.appendingPathComponent("personal.sqlite")
-        do {
-            personalStore = try coordinator.addPersistentStore(
-                type: .sqlite, configurationName: "Personal", at: personalURL,
-                // An acknowledged write is on disk: every commit is synced before the reply is sent (WAL with
-                // synchronous = NORMAL syncs only at checkpoints, so a power loss could take acknowledged favourites).
-                options: [
-                    .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
-                    .sqliteSynchronousFull: true,
-                ])
-        } catch {
-            throw ConfigurationError(message: "cannot open the personal store \(personalURL.path): \(error)")
+        if let shared = configuration.personalStoreURL {
+            // The personal configuration shared through PostgreSQL: a save is acknowledged once the server committed it.
+            PostgresStore.register()
+            let name = PostgresStoreLocation(url: shared)?.displayString ?? "(not a PostgreSQL URL)"
+            do {
+                personalStore = try coordinator.addPersistentStore(
+                    type: .postgres, configurationName: "Personal", at: shared,
+                    options: [.migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true])
+            } catch {
+                throw ConfigurationError(message: "cannot open the personal store \(name): \(error)")
+            }
+        } else {
+            let personalURL = configuration.stateFolder.appendingPathComponent("personal.sqlite")
+            do {
+                personalStore = try coordinator.addPersistentStore(
+                    type: .sqlite, configurationName: "Personal", at: personalURL,
+                    // An acknowledged write is on disk: every commit is synced before the reply is sent (WAL with
+                    // synchronous = NORMAL syncs only at checkpoints, so a power loss could take acknowledged
+                    // favourites).
+                    options: [
+                        .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
+                        .sqliteSynchronousFull: true,
+                    ])
+            } catch {
+                throw ConfigurationError(message: "cannot open the personal store \(personalURL.path): \(error)")
+            }
         }
         library = ScheduleLibrary(
             coordinator: coordinator,

@@ -4,10 +4,10 @@ import ObjectGraph
 
 /// Flags of the SQL functions this module registers, the raw values of Core Data's comparison options
 /// (`NSComparisonPredicate.Options`): 1 case-insensitive, 2 diacritic-insensitive.
-struct SQLiteFoldingOptions: OptionSet, Sendable {
+struct SQLFoldingOptions: OptionSet, Sendable {
     let rawValue: Int64
-    static let caseInsensitive = SQLiteFoldingOptions(rawValue: 1)
-    static let diacriticInsensitive = SQLiteFoldingOptions(rawValue: 2)
+    static let caseInsensitive = SQLFoldingOptions(rawValue: 1)
+    static let diacriticInsensitive = SQLFoldingOptions(rawValue: 2)
 
     var stringCompareOptions: String.CompareOptions {
         var options: String.CompareOptions = []
@@ -23,7 +23,7 @@ extension SQLiteConnection {
     /// - `regexp(pattern, text)`, which SQLite calls for `text REGEXP pattern`, and `regexp(pattern, text, flags)`:
     ///   1 if the *whole* text matches the ICU pattern (like `NSPredicate`'s MATCHES), else 0; NULL if an
     ///   argument is NULL; an SQL error for an invalid pattern. Compiled patterns are cached per connection.
-    /// - `og_fold(text, flags)`: `text` with case and/or diacritics folded (``SQLiteFoldingOptions``) exactly as
+    /// - `og_fold(text, flags)`: `text` with case and/or diacritics folded (``SQLFoldingOptions``) exactly as
     ///   the framework folds strings for `[c]`/`[d]`, then normalized to NFC, so comparing folded texts byte by
     ///   byte is Swift's canonical equivalence; NULL stays NULL.
     func registerFunctions() throws(SQLiteError) {
@@ -52,7 +52,7 @@ private final class RegularExpressionCache {
 
     private let capacity = 128
 
-    func expression(for pattern: String, options: SQLiteFoldingOptions) throws -> NSRegularExpression {
+    func expression(for pattern: String, options: SQLFoldingOptions) throws -> NSRegularExpression {
         let key = Key(pattern: pattern, options: options.rawValue)
         if let expression = expressions[key] {
             return expression
@@ -100,11 +100,11 @@ private let regexpFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutable
         sqlite3_result_null(context)
         return
     }
-    let options = SQLiteFoldingOptions(rawValue: argumentCount > 2 ? sqlite3_value_int64(arguments[2]) : 0)
+    let options = SQLFoldingOptions(rawValue: argumentCount > 2 ? sqlite3_value_int64(arguments[2]) : 0)
     let cache = Unmanaged<RegularExpressionCache>.fromOpaque(userData).takeUnretainedValue()
     do {
         let expression = try cache.expression(for: pattern, options: options)
-        let text = options.contains(.diacriticInsensitive) ? SQLiteFolding.fold(subject, diacriticInsensitive: true) : subject
+        let text = options.contains(.diacriticInsensitive) ? SQLFolding.fold(subject, diacriticInsensitive: true) : subject
         let range = NSRange(location: 0, length: text.utf16.count)
         sqlite3_result_int(context, expression.firstMatch(in: text, options: [.anchored], range: range) == nil ? 0 : 1)
     } catch {
@@ -118,8 +118,8 @@ private let foldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePo
         sqlite3_result_null(context)
         return
     }
-    let options = SQLiteFoldingOptions(rawValue: sqlite3_value_int64(arguments[1]))
-    setResult(context, SQLiteFolding.fold(text, caseInsensitive: options.contains(.caseInsensitive),
+    let options = SQLFoldingOptions(rawValue: sqlite3_value_int64(arguments[1]))
+    setResult(context, SQLFolding.fold(text, caseInsensitive: options.contains(.caseInsensitive),
                                           diacriticInsensitive: options.contains(.diacriticInsensitive)))
 }
 

@@ -1,4 +1,5 @@
 import CSQLite
+import ObjectGraph
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -127,7 +128,7 @@ final class SQLiteStatement {
     }
 
     /// Binds `value`, or NULL when it is `nil`.
-    func bind(_ value: SQLiteValue?, at index: Int32) throws(SQLiteError) {
+    func bind(_ value: SQLValue?, at index: Int32) throws(SQLiteError) {
         switch value {
         case nil, .null: try bindNull(at: index)
         case .integer(let integer): try bind(integer, at: index)
@@ -138,7 +139,7 @@ final class SQLiteStatement {
     }
 
     /// Binds `values` to parameters 1, 2, ….
-    func bind(_ values: [SQLiteValue?]) throws(SQLiteError) {
+    func bind(_ values: [SQLValue?]) throws(SQLiteError) {
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
@@ -225,8 +226,8 @@ final class SQLiteStatement {
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))
     }
 
-    /// The column as a ``SQLiteValue``, following its storage class.
-    func value(at index: Int32) -> SQLiteValue {
+    /// The column as a ``SQLValue``, following its storage class.
+    func value(at index: Int32) -> SQLValue {
         switch columnType(at: index) {
         case .integer: .integer(int64(at: index))
         case .real: .real(double(at: index))

@@ -16,59 +16,12 @@ import ObjectGraph
 /// | object ID | TEXT (the URI) |
 /// | transformable | BLOB: a binary property list of the value |
 enum ValueCoding {
-    /// The value to bind for an attribute value; throws for a transformable value that is not a property list.
-    static func sqliteValue(_ value: Any?, kind: ColumnKind) throws -> SQLiteValue {
-        guard let value else { return .null }
-        switch kind {
-        case .integer:
-            if let int = value as? Int { return .integer(Int64(int)) }
-            if let number = NumericConversion.int64(value) { return .integer(number) }
-        case .boolean:
-            if let bool = value as? Bool { return .integer(bool ? 1 : 0) }
-            if let number = NumericConversion.int64(value) { return .integer(number == 0 ? 0 : 1) }
-        case .real, .float:
-            if let double = value as? Double { return .real(double) }
-            if let float = value as? Float { return .real(Double(float)) }
-            if let number = NumericConversion.double(value) { return .real(number) }
-        case .decimal:
-            guard let decimal = value as? Decimal ?? NumericConversion.double(value).map({ Decimal($0) }) else { break }
-            // SQLite's NUMERIC affinity turns well-formed numeric text into a REAL, which keeps 15 significant
-            // digits; longer decimals are stored as the bytes of their text so that nothing is lost.
-            let text = decimal.description
-            let digits = text.filter(\.isNumber).drop { $0 == "0" }.count
-            return digits > 15 ? .blob(Data(text.utf8)) : .text(text)
-        case .string:
-            if let string = value as? String { return .text(normalized(string)) }
-        case .date:
-            if let date = value as? Date { return .real(date.timeIntervalSinceReferenceDate) }
-        case .data:
-            if let data = value as? Data { return .blob(data) }
-        case .uuid:
-            if let uuid = value as? UUID { return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) }) }
-        case .url:
-            if let url = value as? URL { return .text(url.absoluteString) }
-        case .objectID:
-            if let id = value as? ManagedObjectID { return .text(id.uriRepresentation().absoluteString) }
-        case .transformable:
-            return .blob(try PropertyListCoding.encode(value))
-        }
-        throw StoreError(code: .unsupportedRequest,
-                         message: "A value of type \(type(of: value)) cannot be stored in a \(kind) column.")
-    }
-
-    /// A string in NFC; ASCII strings are returned as they are.
-    static func normalized(_ string: String) -> String {
-        var string = string
-        if string.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) { return string }
-        return string.precomposedStringWithCanonicalMapping
-    }
-
-    /// Binds an attribute value, as ``sqliteValue(_:kind:)`` converts it; the canonical types of the common kinds
-    /// are bound directly, without a dynamic cast or an intermediate ``SQLiteValue``.
+    /// Binds an attribute value, as `SQLValueCoding.sqlValue(_:kind:)` converts it; the canonical types of the common kinds
+    /// are bound directly, without a dynamic cast or an intermediate ``SQLValue``.
     static func bind(_ value: any Sendable, kind: ColumnKind, to statement: SQLiteStatement,
                      at index: Int32) throws {
         if try bindCanonical(value, kind: kind, to: statement, at: index) { return }
-        try statement.bind(try sqliteValue(value, kind: kind), at: index)
+        try statement.bind(try SQLValueCoding.sqlValue(value, kind: kind), at: index)
     }
 
     /// Binds `value` when it is of the canonical type of `kind`; returns false otherwise (one cast, to the type the
@@ -90,7 +43,7 @@ enum ValueCoding {
             try statement.bind(value.timeIntervalSinceReferenceDate, at: index)
         case .string:
             guard let value = value as? String else { return false }
-            try statement.bind(normalized(value), at: index)
+            try statement.bind(SQLValueCoding.normalized(value), at: index)
         default:
             return false
         }
@@ -135,37 +88,6 @@ enum ValueCoding {
         case .transformable:
             guard let data = statement.data(at: index) else { return nil }
             return PropertyListCoding.decode(data)
-        }
-    }
-}
-
-/// Number conversions for values of other numeric types than the canonical one.
-enum NumericConversion {
-    static func int64(_ value: Any) -> Int64? {
-        switch value {
-        case let v as Int: Int64(v)
-        case let v as Int64: v
-        case let v as Int32: Int64(v)
-        case let v as Int16: Int64(v)
-        case let v as Int8: Int64(v)
-        case let v as UInt8: Int64(v)
-        case let v as UInt16: Int64(v)
-        case let v as UInt32: Int64(v)
-        case let v as UInt: Int64(exactly: v)
-        case let v as UInt64: Int64(exactly: v)
-        case let v as Bool: v ? 1 : 0
-        case let v as Double: Int64(exactly: v)
-        case let v as Decimal: Int64(exactly: NSDecimalNumber(decimal: v).doubleValue)
-        default: nil
-        }
-    }
-
-    static func double(_ value: Any) -> Double? {
-        switch value {
-        case let v as Double: v
-        case let v as Float: Double(v)
-        case let v as Decimal: NSDecimalNumber(decimal: v).doubleValue
-        default: int64(value).map(Double.init)
         }
     }
 }

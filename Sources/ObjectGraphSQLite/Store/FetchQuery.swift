@@ -5,7 +5,7 @@ import ObjectGraph
 /// and where the sort values are.
 struct FetchQuery {
     var sql: String
-    var bindings: [SQLiteValue]
+    var bindings: [SQLValue]
     var isPredicateComplete: Bool
     var isSortComplete: Bool
     /// The result columns of the sort keys (when sorted in SQL).
@@ -13,47 +13,18 @@ struct FetchQuery {
     /// How to read records; `nil` when the query selects only keys.
     var reader: RecordReader?
 
-    /// The `FROM` and `WHERE` shared by fetches and counts.
-    struct Core {
-        let scope: QueryScope
-        let conditions: SQLFragment?
-        let isPredicateComplete: Bool
-    }
-
-    /// Compiles the restriction to the request's entities and the predicate's translatable prefix.
-    static func core(_ request: StoreFetchRequest, schema: SQLiteSchema, storeIdentifier: String) -> Core? {
-        let mapping = schema.mapping(request.entity)
-        guard schema.hasTable(mapping.table.name) else { return nil }
-        let numbers = request.entityNames.compactMap { schema.entities[$0]?.number }.sorted()
-        guard !numbers.isEmpty else { return nil }
-        let aliases = AliasCounter()
-        let scope = QueryScope(alias: aliases.next(), mapping: mapping, aliases: aliases)
-        var parts: [SQLFragment] = []
-        if numbers.count < mapping.table.entityNumbers.count {
-            parts.append(SQLFragment("\(scope.alias).Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ")
-                + ")"))
-        }
-        var complete = true
-        if let predicate = request.predicate {
-            let compiler = PredicateSQLCompiler(schema: schema, storeIdentifier: storeIdentifier)
-            let (fragment, isComplete) = compiler.compilePrefix(predicate.node, in: scope)
-            if let fragment { parts.append(fragment) }
-            complete = isComplete
-        }
-        return Core(scope: scope, conditions: parts.isEmpty ? nil : SQLFragment.join(parts, with: "AND"),
-                    isPredicateComplete: complete)
-    }
-
     /// The whole `SELECT`. Values are read when `includesValues` or when memory must finish the job.
-    static func make(_ request: StoreFetchRequest, schema: SQLiteSchema, storeIdentifier: String) -> FetchQuery? {
-        guard let core = core(request, schema: schema, storeIdentifier: storeIdentifier) else { return nil }
+    static func make(_ request: StoreFetchRequest, schema: SQLSchema, storeIdentifier: String) -> FetchQuery? {
+        guard let core = SQLFetchCore.make(request, schema: schema, storeIdentifier: storeIdentifier,
+                                           dialect: SQLiteDialect())
+        else { return nil }
         let scope = core.scope
-        let resolver = KeyPathResolver(schema: schema)
+        let resolver = KeyPathResolver(schema: schema, dialect: SQLiteDialect())
         var orderBy: [String] = []
         var sortExpressions: [(String, ColumnKind)] = []
         var sortComplete = true
         for key in request.sortKeys {
-            guard let (expression, kind) = sortExpression(key, resolver: resolver, scope: scope) else {
+            guard let (expression, kind) = SQLFetchCore.sortExpression(key, resolver: resolver, scope: scope) else {
                 sortComplete = false
                 break
             }
@@ -78,7 +49,7 @@ struct FetchQuery {
             }
         }
         var sql = "SELECT " + select.joined(separator: ", ") + " FROM " + scope.fromClause()
-        var bindings: [SQLiteValue] = []
+        var bindings: [SQLValue] = []
         if let conditions = core.conditions {
             sql += " WHERE " + conditions.sql
             bindings += conditions.bindings
@@ -92,24 +63,6 @@ struct FetchQuery {
                           isSortComplete: sortComplete, sortColumns: sortColumns, reader: reader)
     }
 
-    /// A sort key as an SQL expression whose order is the sort key's, or `nil` to sort in memory.
-    private static func sortExpression(_ key: SortKey, resolver: KeyPathResolver,
-                                       scope: QueryScope) -> (String, ColumnKind)? {
-        guard let operand = resolver.resolve(key.keyPath, in: scope) else { return nil }
-        switch operand {
-        case .column(let expression, let kind):
-            guard kind.isComparableInSQL, !(kind == .string && key.comparison == .localizedStandard) else { return nil }
-            return (expression, kind)
-        case .toMany(let toMany, let owner, let rest, _):
-            guard case .aggregate(let expression, let kind, _)? = resolver.aggregate(
-                toMany, ownerAlias: owner, rest: rest, aliases: scope.aliases),
-                !(kind == .string && key.comparison == .localizedStandard)
-            else { return nil }
-            return (expression, kind)
-        default:
-            return nil
-        }
-    }
 }
 
 /// What makes two fetch requests compile to the same query.

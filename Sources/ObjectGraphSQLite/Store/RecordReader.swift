@@ -72,7 +72,7 @@ struct RecordReader {
     private var onlyPlan: EntityPlan?
 
     /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given.
-    init(schema: SQLiteSchema, entities: [EntityMapping], alias: String, aliases: AliasCounter,
+    init(schema: SQLSchema, entities: [EntityMapping], alias: String, aliases: AliasCounter,
          properties: Set<String>?) {
         var indexByExpression: [String: Int32] = [:]
         var columns: [String] = []
@@ -123,7 +123,7 @@ struct RecordReader {
     }
 
     /// `(SELECT group_concat(…) FROM (SELECT pk:ent … ORDER BY order, pk))`; `nil` when a table is missing.
-    static func listSubquery(_ toMany: ToManyMapping, ownerAlias: String, schema: SQLiteSchema,
+    static func listSubquery(_ toMany: ToManyMapping, ownerAlias: String, schema: SQLSchema,
                              aliases: AliasCounter) -> String? {
         switch toMany.link {
         case .foreignKey(let table, let column):
@@ -150,7 +150,7 @@ struct RecordReader {
 
     /// The record of the current row, whose key, entity number and entity name the caller read.
     func record(_ statement: SQLiteStatement, id: ManagedObjectID, entityNumber: Int64,
-                schema: SQLiteSchema, ids: StoreIDs) -> StoreRecord {
+                schema: SQLSchema, ids: StoreIDs) -> StoreRecord {
         let plan: EntityPlan
         if let onlyPlan, onlyPlan.number == entityNumber {
             plan = onlyPlan
@@ -214,7 +214,7 @@ struct RecordReader {
     }
 
     /// A relationship field of the current row: a destination ID, or a list of them; `nil` for none.
-    private static func relationship(_ field: Field, statement: SQLiteStatement, schema: SQLiteSchema,
+    private static func relationship(_ field: Field, statement: SQLiteStatement, schema: SQLSchema,
                                      ids: StoreIDs) -> (any Sendable)? {
         switch field.value {
         case .attribute:

@@ -38,7 +38,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     static let maximumRowsPerInsert = 32
 
     /// A writer of the entity's rows; `parameterLimit` is the connection's `SQLITE_LIMIT_VARIABLE_NUMBER`.
-    init(mapping: EntityMapping, schema: SQLiteSchema, parameterLimit: Int) {
+    init(mapping: EntityMapping, schema: SQLSchema, parameterLimit: Int) {
         var columns: [String] = []
         var names: [String] = []
         var bindings: [Binding] = []
@@ -77,7 +77,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
 
     /// Binds the record's values from parameter `first` on; returns the next free parameter index.
     func bindValues(of record: StoreRecord, to statement: SQLiteStatement, from first: Int32,
-                    schema: SQLiteSchema) throws -> Int32 {
+                    schema: SQLSchema) throws -> Int32 {
         let next = first + Int32(bindings.count)
         if let (keys, row) = record.row {
             try bindRow(row, positions: positions(for: keys), to: statement, from: first, schema: schema)
@@ -123,7 +123,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
 
     /// Binds a record's row: each source's value by position.
     private func bindRow(_ row: [(any Sendable)?], positions: [Int], to statement: SQLiteStatement, from first: Int32,
-                         schema: SQLiteSchema) throws {
+                         schema: SQLSchema) throws {
         for index in bindings.indices {
             let parameter = first + Int32(index)
             let position = positions[index]
@@ -137,7 +137,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
 
     /// Binds one source's value (NULL for `nil`).
     private func bindValue(_ value: (any Sendable)?, binding: Binding, to statement: SQLiteStatement,
-                           at parameter: Int32, schema: SQLiteSchema) throws {
+                           at parameter: Int32, schema: SQLSchema) throws {
         guard let value else {
             try statement.bindNull(at: parameter)
             return

@@ -45,20 +45,20 @@ struct AggregateQuery {
 
     /// `nil` when the store has no table for the entity (no objects, no groups).
     var sql: String?
-    var bindings: [SQLiteValue]
+    var bindings: [SQLValue]
     var groupColumns: [Column]
     var aggregateColumns: [AggregateColumns]
 
-    static func make(_ request: StoreAggregateRequest, schema: SQLiteSchema, storeIdentifier: String) -> AggregateQuery?
-    {
+    static func make(_ request: StoreAggregateRequest, schema: SQLSchema, storeIdentifier: String) -> AggregateQuery? {
         let fetch = StoreFetchRequest(
             entity: request.entity, entityNames: request.entityNames,
             predicate: request.predicate, sortKeys: [], limit: 0, includesValues: false)
-        guard let core = FetchQuery.core(fetch, schema: schema, storeIdentifier: storeIdentifier) else {
+        let made = SQLFetchCore.make(fetch, schema: schema, storeIdentifier: storeIdentifier, dialect: SQLiteDialect())
+        guard let core = made else {
             return AggregateQuery(sql: nil, bindings: [], groupColumns: [], aggregateColumns: [])
         }
         guard core.isPredicateComplete else { return nil }
-        let resolver = KeyPathResolver(schema: schema)
+        let resolver = KeyPathResolver(schema: schema, dialect: SQLiteDialect())
         var select: [String] = []
         func add(_ expression: String) -> Int32 {
             select.append(expression)

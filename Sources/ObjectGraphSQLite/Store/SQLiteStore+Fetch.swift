@@ -20,7 +20,7 @@ extension SQLiteStore {
             try statement.bind(query.bindings)
             let ids = storeIDs()
             let reader = query.reader
-            let schema: SQLiteSchema = schema
+            let schema: SQLSchema = schema
             while try statement.step() == .row {
                 let number = statement.int64(at: 1)
                 guard let id = ids.id(entityNumber: number, key: statement.int64(at: 0)) else { continue }
@@ -34,7 +34,10 @@ extension SQLiteStore {
         }
         if isComplete { return results }
         // The query read every record (the reader reads all values when memory must finish the job).
-        return try finishInMemory(results.map { ($0.objectID, $0.record!) }, request: request)
+        let rows = results.map { ($0.objectID, $0.record!) }
+        return try SQLRecordView.finishInMemory(rows, request: request, model: model) { [unowned self] in
+            try readRecord($0)
+        }
     }
 
     /// The maker of this store's IDs (kept until the store's identifier changes).
@@ -55,61 +58,11 @@ extension SQLiteStore {
         return query
     }
 
-    /// Filters, sorts and limits fetched rows in memory, as the in-memory stores do.
-    private func finishInMemory(_ rows: [(ManagedObjectID, StoreRecord)],
-                                request: StoreFetchRequest) throws -> [StoreFetchResult] {
-        let cache = RecordCache(store: self)
-        let compiled = try request.predicate?.compiled()
-        var views: [SQLiteRecordView] = []
-        views.reserveCapacity(rows.count)
-        for (index, (id, record)) in rows.enumerated() {
-            // A deadline stops a long evaluation as SQLite's progress handler stops a long statement.
-            if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
-            guard let entity = model.entitiesByName[id.entityName] else { continue }
-            let view = SQLiteRecordView(record: record, entity: entity, cache: cache)
-            if let compiled, try !compiled.evaluate(with: view) { continue }
-            views.append(view)
-        }
-        if !request.sortKeys.isEmpty {
-            views = try SortKey.sort(views, by: request.sortKeys) { view, key in try key.value(of: view) }
-        }
-        if request.limit > 0, views.count > request.limit { views.removeSubrange(request.limit...) }
-        let properties = request.propertiesToFetch.map(Set.init)
-        return try views.map { view in
-            var record: StoreRecord?
-            if request.includesValues {
-                record = view.record
-                if let properties { record!.values = record!.values.filter { properties.contains($0.key) } }
-            }
-            return StoreFetchResult(objectID: view.record.objectID,
-                                    sortValues: try request.sortKeys.map { Self.sortValue(try $0.value(of: view)) },
-                                    record: record)
-        }
-    }
-
-    /// A sort value as the coordinator merges them: related objects become their IDs.
-    static func sortValue(_ value: Any?) -> (any Sendable)? {
-        switch value {
-        case nil: nil
-        case let view as SQLiteRecordView: view.record.objectID
-        case let v as Int: v
-        case let v as Double: v
-        case let v as Decimal: v
-        case let v as String: v
-        case let v as Bool: v
-        case let v as Date: v
-        case let v as Data: v
-        case let v as UUID: v
-        case let v as URL: v
-        case let v as Float: v
-        default: nil
-        }
-    }
-
     /// Counts with `COUNT(*)` when the predicate translates, else by fetching and evaluating.
     func performCount(_ request: StoreFetchRequest) throws -> Int {
         let connection = try openConnection()
-        guard let core = FetchQuery.core(request, schema: schema, storeIdentifier: identifier) else { return 0 }
+        let made = SQLFetchCore.make(request, schema: schema, storeIdentifier: identifier, dialect: SQLiteDialect())
+        guard let core = made else { return 0 }
         guard core.isPredicateComplete else {
             var keysOnly = request
             keysOnly.sortKeys = []
@@ -175,6 +128,7 @@ extension SQLiteStore {
     func translatesToSQL(_ predicate: ObjectPredicate, entity: EntityDescription) -> Bool {
         let request = StoreFetchRequest(entity: entity, entityNames: Set(entity.selfAndDescendants.map(\.name)),
                                         predicate: predicate, sortKeys: [], limit: 0)
-        return FetchQuery.core(request, schema: schema, storeIdentifier: identifier)?.isPredicateComplete ?? false
+        let core = SQLFetchCore.make(request, schema: schema, storeIdentifier: identifier, dialect: SQLiteDialect())
+        return core?.isPredicateComplete ?? false
     }
 }

@@ -58,7 +58,7 @@ extension SQLiteStore {
             try SQLiteConnection(path: path, configuration: configuration(mode: isReadOnly ? .readOnly : .readWrite))
         }
         self.connection = connection
-        schema = SQLiteSchema(model: model, configurationName: configurationName, numbers: inspection.entityNumbers)
+        schema = SQLSchema(model: model, configurationName: configurationName, numbers: inspection.entityNumbers)
         try StoreErrorFactory.converting(url: url, doing: "reading the store's tables") {
             try introspectColumns()
         }
@@ -108,7 +108,7 @@ extension SQLiteStore {
             try SQLiteConnection(path: path, configuration: configuration(mode: .create))
         }
         self.connection = connection
-        schema = SQLiteSchema(model: model, configurationName: configurationName, numbers: [:])
+        schema = SQLSchema(model: model, configurationName: configurationName, numbers: [:])
         metadata = freshMetadata()
         try StoreErrorFactory.converting(url: url, doing: "creating the store") {
             try connection.inTransaction {

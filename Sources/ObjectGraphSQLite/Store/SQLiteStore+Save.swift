@@ -265,7 +265,7 @@ extension SQLiteStore {
                         "INSERT OR REPLACE INTO \(quoted(join.name)) (\(quoted(join.ownerColumn)), "
                             + "\(quoted(join.otherColumn))\(order)) VALUES (?, ?\(join.orderColumn == nil ? "" : ", ?"))")
                     for (position, id) in ids.enumerated() {
-                        var values: [SQLiteValue] = [.integer(record.objectID.referenceKey), .integer(id.referenceKey)]
+                        var values: [SQLValue] = [.integer(record.objectID.referenceKey), .integer(id.referenceKey)]
                         if join.orderColumn != nil { values.append(.integer(Int64(position + 1))) }
                         try insert.bind(values)
                         try insert.run()

@@ -46,7 +46,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     /// The open connection; `nil` before ``loadMetadata()`` and after ``didRemove()``.
     var connection: SQLiteConnection?
     /// The model's mapping onto the file's tables.
-    var schema: SQLiteSchema! { didSet { madeIDs = nil } }
+    var schema: SQLSchema! { didSet { madeIDs = nil } }
     /// Whether a prepared save's transaction is open.
     var hasOpenSave = false
     /// Saves committed through this store, for ``contentToken()``.

@@ -40,13 +40,6 @@ enum StoreErrorFactory {
         }
     }
 
-    static func unsupportedValue(_ type: Any.Type, cause: (any Error)? = nil) -> StoreError {
-        StoreError(code: .unsupportedRequest,
-                   message: "A transformable value of type \(type) is not a property list (strings, numbers, dates, "
-                    + "data, arrays and string-keyed dictionaries); the SQLite store cannot save it.",
-                   cause: cause)
-    }
-
     static func foreignFile(_ url: URL?, _ reason: String) -> StoreError {
         StoreError(code: .foreignFile, message: "\(url?.path ?? "The file") is not an ObjectGraph or Core Data SQLite "
                     + "store: \(reason).", context: ErrorContext(storeURL: url))

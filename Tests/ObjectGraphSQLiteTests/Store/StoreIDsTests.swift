@@ -10,7 +10,7 @@ struct StoreIDsTests {
     @Test func idsAreMadeForKnownNumbersSmallOrLargeAndNamesAndNoneForUnknownNumbers() {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Room"), EntityDescription(name: "Track")])
         // Core Data numbers entities 1…N, but a file may hold any number: a large one takes the other path.
-        let schema = SQLiteSchema(model: model, configurationName: nil, numbers: ["Room": 2, "Track": 5_000])
+        let schema = SQLSchema(model: model, configurationName: nil, numbers: ["Room": 2, "Track": 5_000])
         let ids = StoreIDs(schema: schema, storeIdentifier: "STORE")
         #expect(ids.id(entityNumber: 2, key: 7) == ManagedObjectID(entityName: "Room", storeIdentifier: "STORE",
                                                                      referenceKey: 7))

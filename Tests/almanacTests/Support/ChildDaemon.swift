@@ -9,12 +9,13 @@ final class ChildDaemon {
     let socket: String
     private let notify = DaemonProcessTests.NotifySocket()
 
-    /// Starts the daemon watching `inbox` with `state` as its state folder and waits for READY=1.
-    init(inbox: URL, state: URL, socket: String) throws {
+    /// Starts the daemon watching `inbox` with `state` as its state folder and waits for READY=1; `arguments` are
+    /// added to the command line.
+    init(inbox: URL, state: URL, socket: String, arguments: [String] = []) throws {
         self.socket = socket
         process = try DaemonProcessTests.launch(
             try DaemonProcessTests.binary("almanacd"),
-            ["--watch", inbox.path, "--state", state.path, "--socket", socket],
+            ["--watch", inbox.path, "--state", state.path, "--socket", socket] + arguments,
             environment: ["NOTIFY_SOCKET": notify.path, "HOME": state.path, "PATH": "/usr/bin:/bin"])
         _ = notify.wait(for: "READY=1")
     }

@@ -1,5 +1,4 @@
 import Foundation
-import ObjectGraph
 
 extension PredicateSQLCompiler {
     /// `BEGINSWITH`, `ENDSWITH`, `LIKE` and `MATCHES` of a string column with a constant pattern.
@@ -11,36 +10,38 @@ extension PredicateSQLCompiler {
     /// - `LIKE` becomes a case-sensitive `GLOB` (`*` and `?` as in the framework's wildcards, everything else
     ///   literal), over the folded text for `[c]`/`[d]`.
     /// - `MATCHES` calls the registered `regexp(pattern, text, flags)`, which follows the framework's rules.
-    func stringTest(_ expression: String, _ op: ComparisonOperator, pattern: String,
-                    options: ComparisonOptions) -> SQLFragment? {
+    package func stringTest(
+        _ expression: String, _ op: ComparisonOperator, pattern: String,
+        options: ComparisonOptions
+    ) -> SQLFragment? {
         let folding = options.contains(.caseInsensitive) || options.contains(.diacriticInsensitive)
-        let column = Self.folded(expression, kind: .string, options: options)
+        guard let column = folded(expression, kind: .string, options: options), dialect.canBind(pattern) else {
+            return nil
+        }
         switch op {
         case .beginsWith:
             let prefix = Self.fold(pattern, options)
             if prefix.isEmpty { return SQLFragment("\(expression) IS NOT NULL") }
             if !folding, let upper = Self.successor(of: prefix) {
-                return SQLFragment("\(expression) >= ? AND \(expression) < ?", [.text(prefix), .text(upper)],
-                                   mayBeNull: true)
+                return SQLFragment(
+                    "\(expression) >= ? AND \(expression) < ?", [.text(prefix), .text(upper)],
+                    mayBeNull: true)
             }
-            return SQLFragment("substr(CAST(\(column) AS BLOB), 1, ?) = ?",
-                               [.integer(Int64(prefix.utf8.count)), Self.bytes(prefix)], mayBeNull: true)
+            return dialect.hasPrefix(column, prefix)
         case .endsWith:
             let suffix = Self.fold(pattern, options)
             if suffix.isEmpty { return SQLFragment("\(expression) IS NOT NULL") }
-            return SQLFragment("substr(CAST(\(column) AS BLOB), ?) = ?",
-                               [.integer(-Int64(suffix.utf8.count)), Self.bytes(suffix)], mayBeNull: true)
+            return dialect.hasSuffix(column, suffix)
         case .like:
             // GLOB reads text up to a NUL; such patterns are matched in memory.
             guard !pattern.utf8.contains(0) else { return nil }
-            return SQLFragment("\(column) GLOB ?", [.text(Self.glob(fromLike: Self.fold(pattern, options)))],
-                               mayBeNull: true)
+            return dialect.matchesWildcards(column, pattern: Self.fold(pattern, options))
         case .matches:
             let caseless = options.contains(.caseInsensitive)
             guard (try? NSRegularExpression(pattern: pattern, options: caseless ? [.caseInsensitive] : [])) != nil
             else { return nil }
             let flags = (caseless ? 1 : 0) + (options.contains(.diacriticInsensitive) ? 2 : 0)
-            return SQLFragment("regexp(?, \(expression), \(flags))", [.text(pattern)], mayBeNull: true)
+            return dialect.matchesRegularExpression(expression, pattern: pattern, flags: flags)
         default:
             return nil
         }
@@ -48,7 +49,7 @@ extension PredicateSQLCompiler {
 
     /// The smallest string greater than every string that starts with `prefix` (its last scalar incremented);
     /// `nil` when there is none.
-    static func successor(of prefix: String) -> String? {
+    package static func successor(of prefix: String) -> String? {
         var scalars = Array(prefix.unicodeScalars)
         while let last = scalars.popLast() {
             var next = last.value + 1
@@ -64,7 +65,7 @@ extension PredicateSQLCompiler {
     }
 
     /// Translates a framework wildcard pattern (`*`, `?`, `\` escapes) to a `GLOB` pattern.
-    static func glob(fromLike pattern: String) -> String {
+    package static func glob(fromLike pattern: String) -> String {
         var result = ""
         var escaping = false
         for scalar in pattern.unicodeScalars {

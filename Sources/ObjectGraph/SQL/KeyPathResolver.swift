@@ -1,14 +1,21 @@
 import Foundation
-import ObjectGraph
 
 /// Resolves key paths of predicates and sort keys to SQL operands, adding joins to the scope as needed.
 ///
 /// Returns `nil` for anything SQL does not read exactly as the in-memory evaluator does (unknown keys, transient
 /// properties, collection operators on attributes, …): the caller then evaluates in memory.
-struct KeyPathResolver {
-    let schema: SQLiteSchema
+package struct KeyPathResolver {
+    package let schema: SQLSchema
+    /// What the store's SQL engine spells differently.
+    package let dialect: any SQLDialect
 
-    func resolve(_ path: String, in scope: QueryScope) -> SQLOperand? {
+    /// A resolver over a store's schema, in the store's dialect.
+    package init(schema: SQLSchema, dialect: any SQLDialect) {
+        self.schema = schema
+        self.dialect = dialect
+    }
+
+    package func resolve(_ path: String, in scope: QueryScope) -> SQLOperand? {
         if path.isEmpty || path == "SELF" { return .object(alias: scope.alias, mapping: scope.mapping) }
         let components = ObjectExpression.keyPathComponents(path)
         var alias = scope.alias
@@ -48,8 +55,10 @@ struct KeyPathResolver {
     }
 
     /// `@count` / `@sum` / `@avg` / `@min` / `@max` over a to-many relationship, as a scalar subquery.
-    func aggregate(_ toMany: ToManyMapping, ownerAlias: String, rest: [KeyPathComponent],
-                   aliases: AliasCounter) -> SQLOperand? {
+    package func aggregate(
+        _ toMany: ToManyMapping, ownerAlias: String, rest: [KeyPathComponent],
+        aliases: AliasCounter
+    ) -> SQLOperand? {
         guard case .collectionOperator(let op) = rest.first,
             let source = ToManySource(toMany, ownerAlias: ownerAlias, schema: schema, aliases: aliases)
         else { return nil }
@@ -63,9 +72,9 @@ struct KeyPathResolver {
         let expression = "\(source.scope.alias).\(quoted(column.name))"
         switch op {
         case .sum where column.kind.isNumeric:
-            return .aggregate("(SELECT TOTAL(\(expression)) \(source.clause))", .real, nullable: false)
+            return .aggregate("(SELECT \(dialect.total(expression)) \(source.clause))", .real, nullable: false)
         case .avg where column.kind.isNumeric:
-            return .aggregate("(SELECT AVG(\(expression)) \(source.clause))", .real, nullable: true)
+            return .aggregate("(SELECT \(dialect.average(expression)) \(source.clause))", .real, nullable: true)
         case .min where column.kind.isNumeric || column.kind == .string || column.kind == .date:
             return .aggregate("(SELECT MIN(\(expression)) \(source.clause))", column.kind, nullable: true)
         case .max where column.kind.isNumeric || column.kind == .string || column.kind == .date:

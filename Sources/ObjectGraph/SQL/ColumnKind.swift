@@ -1,12 +1,11 @@
 import Foundation
-import ObjectGraph
 
 /// How an attribute's values are stored in a column, and which values predicates may compare with it in SQL.
 ///
 /// Dates are stored as seconds since 2001-01-01 (REAL), Booleans as INTEGER 0/1, UUIDs and binary data as BLOB,
 /// URLs and object IDs as TEXT, decimals as their exact text in a `DECIMAL` (NUMERIC affinity) column, and
 /// transformable values as a binary property list (BLOB).
-enum ColumnKind: Sendable, Equatable {
+package enum ColumnKind: Sendable, Equatable {
     case integer
     case real
     case float
@@ -20,7 +19,7 @@ enum ColumnKind: Sendable, Equatable {
     case objectID
     case transformable
 
-    init(_ type: AttributeType) {
+    package init(_ type: AttributeType) {
         switch type {
         case .integer16, .integer32, .integer64: self = .integer
         case .double: self = .real
@@ -38,7 +37,7 @@ enum ColumnKind: Sendable, Equatable {
     }
 
     /// The declared SQL type, as Core Data declares it.
-    var declaredType: String {
+    package var declaredType: String {
         switch self {
         case .integer, .boolean: "INTEGER"
         case .real, .float: "FLOAT"
@@ -51,7 +50,7 @@ enum ColumnKind: Sendable, Equatable {
 
     /// Whether SQL compares and orders the stored values exactly as predicates and sort keys compare the
     /// Swift values.
-    var isComparableInSQL: Bool {
+    package var isComparableInSQL: Bool {
         switch self {
         case .integer, .real, .float, .boolean, .string, .date, .data, .uuid, .url: true
         case .decimal, .objectID, .transformable: false
@@ -59,5 +58,5 @@ enum ColumnKind: Sendable, Equatable {
     }
 
     /// Whether values are numbers for predicate semantics (numbers and Booleans compare with each other).
-    var isNumeric: Bool { self == .integer || self == .real || self == .float || self == .boolean }
+    package var isNumeric: Bool { self == .integer || self == .real || self == .float || self == .boolean }
 }

@@ -5,7 +5,7 @@
 #endif
 
 /// A value in one of SQLite's storage classes.
-enum SQLiteValue: Equatable, Sendable {
+package enum SQLValue: Equatable, Sendable {
     case null
     case integer(Int64)
     case real(Double)

@@ -1,8 +1,7 @@
 import Foundation
-import ObjectGraph
 
 /// A predicate operand resolved against the schema: what SQL can read for it.
-enum SQLOperand {
+package enum SQLOperand {
     /// A nullable scalar column expression of a kind.
     case column(String, ColumnKind)
     /// A to-one relationship's foreign key (the destination's `Z_PK`), with its destination.
@@ -16,28 +15,28 @@ enum SQLOperand {
     /// A constant.
     case constant(PredicateValue)
 
-    var isConstant: Bool {
+    package var isConstant: Bool {
         if case .constant = self { return true }
         return false
     }
 }
 
 /// The `FROM … WHERE` of a subquery over a to-many relationship's destinations, correlated with its owner row.
-struct ToManySource {
+package struct ToManySource {
     /// The scope of the destination rows (joins to-one paths read inside it).
-    let scope: QueryScope
+    package let scope: QueryScope
     /// The tables and join condition, before the scope's own joins.
-    let from: String
+    package let from: String
     /// The correlation condition (and the destination's entity restriction).
-    let link: String
+    package let link: String
 
     /// `FROM … [joins] WHERE link`.
-    var clause: String {
+    package var clause: String {
         "FROM " + from + (scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")) + " WHERE " + link
     }
 
     /// Makes the source for a to-many relationship of the row aliased `ownerAlias`.
-    init?(_ toMany: ToManyMapping, ownerAlias: String, schema: SQLiteSchema, aliases: AliasCounter) {
+    package init?(_ toMany: ToManyMapping, ownerAlias: String, schema: SQLSchema, aliases: AliasCounter) {
         guard let destination = toMany.relationship.destinationEntity else { return nil }
         let mapping = schema.mapping(destination)
         let alias = aliases.next()
@@ -51,7 +50,8 @@ struct ToManySource {
             let link = aliases.next()
             let mine = isOwner ? join.ownerColumn : join.otherColumn
             let theirs = isOwner ? join.otherColumn : join.ownerColumn
-            from = "\(quoted(join.name)) \(link) JOIN \(quoted(mapping.table.name)) \(alias) ON \(alias).Z_PK = "
+            from =
+                "\(quoted(join.name)) \(link) JOIN \(quoted(mapping.table.name)) \(alias) ON \(alias).Z_PK = "
                 + "\(link).\(quoted(theirs))"
             conditions = ["\(link).\(quoted(mine)) = \(ownerAlias).Z_PK"]
         }

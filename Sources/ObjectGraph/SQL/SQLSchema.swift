@@ -1,5 +1,4 @@
 import Foundation
-import ObjectGraph
 
 /// How a model maps onto Core Data's SQLite layout: entity numbers (`Z_ENT`), one table per inheritance root,
 /// `Z`-prefixed columns, to-one foreign keys, join tables for many-to-many and inverse-less to-many
@@ -7,22 +6,22 @@ import ObjectGraph
 ///
 /// Entity numbers come from the file's `Z_PRIMARYKEY` when it has them; new entities are numbered as Core Data
 /// numbers them: roots sorted by name, each followed depth-first by its sub-entities sorted by name.
-final class SQLiteSchema {
+package final class SQLSchema {
     /// The mapping of every entity, by name.
-    private(set) var entities: [String: EntityMapping] = [:]
+    package private(set) var entities: [String: EntityMapping] = [:]
     /// The tables, by name.
-    private(set) var tables: [String: TableMapping] = [:]
+    package private(set) var tables: [String: TableMapping] = [:]
     /// The join tables, by name.
-    private(set) var joinTables: [String: JoinTableMapping] = [:]
+    package private(set) var joinTables: [String: JoinTableMapping] = [:]
     /// Entity names by number.
-    private(set) var entityNames: [Int64: String] = [:]
+    package private(set) var entityNames: [Int64: String] = [:]
     /// The tables the file has (upper-cased names); `nil` before the file was read.
-    var existingTables: Set<String>?
+    package var existingTables: Set<String>?
     /// The root entities the store holds (its configuration's entities and their whole hierarchies).
-    let heldRoots: [EntityDescription]
+    package let heldRoots: [EntityDescription]
 
     /// Builds the mapping. `numbers` are the entity numbers already in the file (empty for a new file).
-    init(model: ManagedObjectModel, configurationName: String?, numbers: [String: Int64]) {
+    package init(model: ManagedObjectModel, configurationName: String?, numbers: [String: Int64]) {
         let held = model.entities(forConfigurationName: configurationName) ?? model.entities
         var roots: [EntityDescription] = []
         for entity in held where !roots.contains(where: { $0 === entity.rootEntity }) {
@@ -57,24 +56,81 @@ final class SQLiteSchema {
     }
 
     /// `Z` and the upper-cased entity name.
-    static func tableName(_ root: EntityDescription) -> String { "Z" + root.name.uppercased() }
+    package static func tableName(_ root: EntityDescription) -> String { "Z" + root.name.uppercased() }
 
     /// The mapping of an entity; the model is the schema's, so every entity has one.
-    func mapping(_ entity: EntityDescription) -> EntityMapping { entities[entity.name]! }
+    package func mapping(_ entity: EntityDescription) -> EntityMapping { entities[entity.name]! }
 
     /// The entity numbers of an entity and its descendants.
-    func numbers(ofKind entity: EntityDescription) -> [Int64] {
+    package func numbers(ofKind entity: EntityDescription) -> [Int64] {
         entity.selfAndDescendants.compactMap { entities[$0.name]?.number }
     }
 
     /// Whether the file has a table (always true before the file was read).
-    func hasTable(_ name: String) -> Bool {
+    package func hasTable(_ name: String) -> Bool {
         guard let existingTables else { return true }
         return existingTables.contains(name) || existingTables.contains(name.uppercased())
     }
 
     /// The tables the store creates: those of its held roots.
-    var heldTables: [TableMapping] { heldRoots.map { tables[Self.tableName($0)]! } }
+    package var heldTables: [TableMapping] { heldRoots.map { tables[Self.tableName($0)]! } }
+
+    /// The join tables that touch a held table.
+    package var heldJoinTables: [JoinTableMapping] {
+        let held = Set(heldTables.map(\.name))
+        return joinTables.values.filter { held.contains($0.ownerTable.name) || held.contains($0.otherTable.name) }
+            .sorted { $0.name < $1.name }
+    }
+
+    /// The `CREATE INDEX` statements of a table: foreign keys, `Z_ENT` when the table hosts several entities,
+    /// indexed attributes, the entities' fetch indexes and their uniqueness constraints.
+    ///
+    /// With `nullsFirst`, every column is ordered with NULLs first ascending (`NULLS FIRST`, `DESC NULLS LAST`), as
+    /// sorts are: PostgreSQL can then read a sorted limit from the index (its default puts NULLs last).
+    package func indexStatements(for table: TableMapping, nullsFirst: Bool = false) -> [String] {
+        var statements: [String] = []
+        func index(_ name: String, _ columns: [String]) {
+            let ordered =
+                !nullsFirst
+                ? columns : columns.map { $0.hasSuffix(" DESC") ? $0 + " NULLS LAST" : $0 + " NULLS FIRST" }
+            statements.append(
+                "CREATE INDEX IF NOT EXISTS \(quoted(name)) ON \(quoted(table.name)) ("
+                    + ordered.joined(separator: ", ") + ")")
+        }
+        for column in table.indexedColumns { index("\(table.name)_\(column)_INDEX", [quoted(column)]) }
+        if table.entityNumbers.count > 1 { index("\(table.name)_Z_ENT_INDEX", ["Z_ENT"]) }
+        for entity in table.root.selfAndDescendants {
+            let mapping = self.mapping(entity)
+            for property in entity.properties where property.isIndexed && !property.isTransient {
+                if let column = mapping.attribute(named: property.name)?.name {
+                    index("\(table.name)_\(column)_INDEX", [quoted(column)])
+                }
+            }
+            for fetchIndex in entity.indexes {
+                let columns = fetchIndex.propertyNames.compactMap { name -> String? in
+                    let column = mapping.attribute(named: name)?.name ?? mapping.toOne(named: name)?.name
+                    return column.map { quoted($0) + (fetchIndex.descending.contains(name) ? " DESC" : "") }
+                }
+                guard columns.count == fetchIndex.propertyNames.count, !columns.isEmpty else { continue }
+                index("Z_\(entity.name)_\(fetchIndex.name)", columns)
+            }
+            // Saves look up the saved objects sharing a new object's constrained values (not a UNIQUE index: the
+            // coordinator checks, and resolves conflicts by the merge policy).
+            for (number, constraint) in entity.uniquenessConstraints.enumerated() {
+                let columns = constraint.compactMap { mapping.attribute(named: $0).map { quoted($0.name) } }
+                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                index("Z_\(entity.name)_UNIQUENESS_\(number)", columns)
+            }
+        }
+        return statements
+    }
+
+    /// The `Z_PRIMARYKEY` rows of the model's entities: number, name, superentity number.
+    package var primaryKeyRows: [(number: Int64, name: String, superNumber: Int64)] {
+        entities.values.map { mapping in
+            (mapping.number, mapping.entity.name, mapping.entity.superentity.map { self.mapping($0).number } ?? 0)
+        }.sorted { $0.number < $1.number }
+    }
 
     // MARK: Columns
 
@@ -118,8 +174,10 @@ final class SQLiteSchema {
                         orderColumn = unique("Z_FOK_" + relationship.name.uppercased())
                         table.addColumn(orderColumn!, type: "INTEGER")
                     }
-                    mapping.toOnes.append(ToOneColumn(name: name, entityColumn: entityColumn, orderColumn: orderColumn,
-                                                      relationship: relationship))
+                    mapping.toOnes.append(
+                        ToOneColumn(
+                            name: name, entityColumn: entityColumn, orderColumn: orderColumn,
+                            relationship: relationship))
                     table.indexedColumns.append(name)
                 default:
                     continue
@@ -141,19 +199,24 @@ final class SQLiteSchema {
                 guard let column = destinationMapping.toOnes.first(where: { $0.relationship === inverse }) else {
                     continue
                 }
-                mapping.toManys.append(ToManyMapping(
-                    relationship: relationship, link: .foreignKey(table: destinationMapping.table, column: column)))
+                mapping.toManys.append(
+                    ToManyMapping(
+                        relationship: relationship, link: .foreignKey(table: destinationMapping.table, column: column)))
                 continue
             }
             let join = joinTable(for: relationship, source: mapping, destination: destinationMapping)
             let isOwner = join.ownerRelationship === relationship
-            mapping.toManys.append(ToManyMapping(relationship: relationship,
-                                                 link: .join(join, isOwner: isOwner)))
+            mapping.toManys.append(
+                ToManyMapping(
+                    relationship: relationship,
+                    link: .join(join, isOwner: isOwner)))
         }
     }
 
-    private func joinTable(for relationship: RelationshipDescription, source: EntityMapping,
-                           destination: EntityMapping) -> JoinTableMapping {
+    private func joinTable(
+        for relationship: RelationshipDescription, source: EntityMapping,
+        destination: EntityMapping
+    ) -> JoinTableMapping {
         let inverse = relationship.inverseRelationship
         let owner: RelationshipDescription
         if let inverse {
@@ -175,9 +238,10 @@ final class SQLiteSchema {
         let ownerColumn = "Z_\(ownerMapping.number)" + ownerInverseName
         var otherColumn = "Z_\(otherMapping.number)" + owner.name.uppercased()
         if otherColumn == ownerColumn { otherColumn += "1" }
-        let join = JoinTableMapping(name: name, ownerRelationship: owner, ownerTable: ownerMapping.table,
-                                    ownerColumn: ownerColumn, otherTable: otherMapping.table, otherColumn: otherColumn,
-                                    orderColumn: owner.isOrdered ? "Z_FOK_" + otherColumn.dropFirst(2) : nil)
+        let join = JoinTableMapping(
+            name: name, ownerRelationship: owner, ownerTable: ownerMapping.table,
+            ownerColumn: ownerColumn, otherTable: otherMapping.table, otherColumn: otherColumn,
+            orderColumn: owner.isOrdered ? "Z_FOK_" + otherColumn.dropFirst(2) : nil)
         joinTables[name] = join
         return join
     }

@@ -2,18 +2,22 @@ import Foundation
 
 /// Transformable values as binary property lists: strings, numbers, Booleans, dates, data, arrays and
 /// dictionaries with string keys.
-enum PropertyListCoding {
-    static func encode(_ value: Any) throws -> Data {
+package enum PropertyListCoding {
+    package static func encode(_ value: Any) throws -> Data {
         do {
             return try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
         } catch {
-            throw StoreErrorFactory.unsupportedValue(type(of: value), cause: error)
+            throw StoreError(
+                code: .unsupportedRequest,
+                message:
+                    "A transformable value of type \(type(of: value)) is not a property list (strings, numbers, dates, data, arrays and string-keyed dictionaries); SQL stores cannot save it.",
+                cause: error)
         }
     }
 
     /// The decoded value with Swift types (`Int`, `Double`, `Bool`, `String`, arrays, dictionaries), or `nil` when
     /// the data is not a property list.
-    static func decode(_ data: Data) -> (any Sendable)? {
+    package static func decode(_ data: Data) -> (any Sendable)? {
         guard let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
             return nil
         }
@@ -21,7 +25,7 @@ enum PropertyListCoding {
     }
 
     /// Converts a decoded property list (which may hold `NSNumber`s and `AnyHashable` keys) to Sendable Swift values.
-    static func sendable(_ value: Any) -> (any Sendable)? {
+    package static func sendable(_ value: Any) -> (any Sendable)? {
         if type(of: value) == Bool.self, let v = value as? Bool { return v }
         if !(value is String), let v = value as? NSNumber, type(of: value) != Int.self, type(of: value) != Double.self {
             let type = String(cString: v.objCType)

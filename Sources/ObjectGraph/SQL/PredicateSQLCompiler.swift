@@ -1,5 +1,4 @@
 import Foundation
-import ObjectGraph
 
 /// Translates predicates to SQL `WHERE` conditions with bound values.
 ///
@@ -9,14 +8,28 @@ import ObjectGraph
 ///
 /// Conditions are built two-valued where it matters: SQL's NULL (unknown) is coalesced to false under `NOT`,
 /// so `NOT nickname == "x"` keeps rows whose nickname is NULL, as the evaluator does.
-struct PredicateSQLCompiler {
-    let schema: SQLiteSchema
-    let storeIdentifier: String
-    var resolver: KeyPathResolver { KeyPathResolver(schema: schema) }
+package struct PredicateSQLCompiler {
+    package let schema: SQLSchema
+    package let storeIdentifier: String
+    /// What the store's SQL engine spells differently.
+    package let dialect: any SQLDialect
+    package var resolver: KeyPathResolver { KeyPathResolver(schema: schema, dialect: dialect) }
+
+    /// A compiler for a store's schema and identifier, in the store's dialect.
+    package init(schema: SQLSchema, storeIdentifier: String, dialect: any SQLDialect) {
+        self.schema = schema
+        self.storeIdentifier = storeIdentifier
+        self.dialect = dialect
+    }
+
+    /// The condition that holds for every row.
+    var alwaysTrue: SQLFragment { SQLFragment(dialect.alwaysTrue) }
+    /// The condition that holds for no row.
+    var alwaysFalse: SQLFragment { SQLFragment(dialect.alwaysFalse) }
 
     /// The condition for the longest translatable prefix of the predicate's top-level `AND` operands, and whether
     /// that prefix is the whole predicate.
-    func compilePrefix(_ node: ObjectPredicate.Node, in scope: QueryScope) -> (SQLFragment?, isComplete: Bool) {
+    package func compilePrefix(_ node: ObjectPredicate.Node, in scope: QueryScope) -> (SQLFragment?, isComplete: Bool) {
         guard case .and(let operands) = node else {
             let fragment = compile(node, in: scope)
             return (fragment, fragment != nil)
@@ -32,32 +45,32 @@ struct PredicateSQLCompiler {
     }
 
     /// The condition for a whole predicate node, or `nil` when any part cannot be translated exactly.
-    func compile(_ node: ObjectPredicate.Node, in scope: QueryScope) -> SQLFragment? {
+    package func compile(_ node: ObjectPredicate.Node, in scope: QueryScope) -> SQLFragment? {
         switch node {
         case .true:
-            return .alwaysTrue
+            return alwaysTrue
         case .false:
-            return .alwaysFalse
+            return alwaysFalse
         case .and(let operands):
             var parts: [SQLFragment] = []
             for operand in operands {
                 guard let part = compile(operand, in: scope) else { return nil }
                 parts.append(part)
             }
-            return parts.isEmpty ? .alwaysTrue : SQLFragment.join(parts, with: "AND")
+            return parts.isEmpty ? alwaysTrue : SQLFragment.join(parts, with: "AND")
         case .or(let operands):
             var parts: [SQLFragment] = []
             for operand in operands {
                 guard let part = compile(operand, in: scope) else { return nil }
                 parts.append(part)
             }
-            return parts.isEmpty ? .alwaysFalse : SQLFragment.join(parts, with: "OR")
+            return parts.isEmpty ? alwaysFalse : SQLFragment.join(parts, with: "OR")
         case .not(let operand):
-            return compile(operand, in: scope)?.negated
+            return compile(operand, in: scope)?.negated(dialect)
         case .comparison(let left, let op, let right, let modifier, let options):
             if Self.isObjectIndependent(left), Self.isObjectIndependent(right) {
                 guard let result = try? ObjectPredicate(node).evaluate(with: nil) else { return nil }
-                return result ? .alwaysTrue : .alwaysFalse
+                return result ? alwaysTrue : alwaysFalse
             }
             if modifier != .direct {
                 return compileModified(left, op, right, modifier: modifier, options: options, in: scope)
@@ -67,7 +80,7 @@ struct PredicateSQLCompiler {
     }
 
     /// Whether an expression's value does not depend on the evaluated object (nor on the clock).
-    static func isObjectIndependent(_ expression: ObjectExpression) -> Bool {
+    package static func isObjectIndependent(_ expression: ObjectExpression) -> Bool {
         switch expression {
         case .constant: true
         case .aggregate(let elements): elements.allSatisfy(isObjectIndependent)
@@ -75,13 +88,17 @@ struct PredicateSQLCompiler {
         case .arithmetic(_, let lhs, let rhs): isObjectIndependent(lhs) && isObjectIndependent(rhs)
         case .negate(let operand), .cast(let operand, _): isObjectIndependent(operand)
         case .index(let base, let index):
-            if case .position(let position) = index, !isObjectIndependent(position) { false } else { isObjectIndependent(base) }
+            if case .position(let position) = index, !isObjectIndependent(position) {
+                false
+            } else {
+                isObjectIndependent(base)
+            }
         default: false
         }
     }
 
     /// An operand as SQL reads it; `nil` when SQL cannot.
-    func operand(_ expression: ObjectExpression, in scope: QueryScope) -> SQLOperand? {
+    package func operand(_ expression: ObjectExpression, in scope: QueryScope) -> SQLOperand? {
         switch expression {
         case .constant(let value):
             return .constant(value)
@@ -100,20 +117,25 @@ struct PredicateSQLCompiler {
 
     // MARK: ANY / ALL / NONE
 
-    private func compileModified(_ left: ObjectExpression, _ op: ComparisonOperator, _ right: ObjectExpression,
-                                 modifier: ComparisonModifier, options: ComparisonOptions,
-                                 in scope: QueryScope) -> SQLFragment? {
+    private func compileModified(
+        _ left: ObjectExpression, _ op: ComparisonOperator, _ right: ObjectExpression,
+        modifier: ComparisonModifier, options: ComparisonOptions,
+        in scope: QueryScope
+    ) -> SQLFragment? {
         guard case .keyPath(let path) = left,
             case .toMany(let toMany, let owner, let rest, _) = resolver.resolve(path, in: scope)
         else { return nil }
-        return compileOverElements(toMany, owner: owner, rest: rest, op, right, modifier: modifier, options: options,
-                                   in: scope)
+        return compileOverElements(
+            toMany, owner: owner, rest: rest, op, right, modifier: modifier, options: options,
+            in: scope)
     }
 
     /// `ANY/ALL/NONE collection.rest op right`: an `EXISTS` over the destinations; `right` is read from the outer row.
-    func compileOverElements(_ toMany: ToManyMapping, owner: String, rest: [KeyPathComponent], _ op: ComparisonOperator,
-                             _ right: ObjectExpression, modifier: ComparisonModifier, options: ComparisonOptions,
-                             in scope: QueryScope) -> SQLFragment? {
+    package func compileOverElements(
+        _ toMany: ToManyMapping, owner: String, rest: [KeyPathComponent], _ op: ComparisonOperator,
+        _ right: ObjectExpression, modifier: ComparisonModifier, options: ComparisonOptions,
+        in scope: QueryScope
+    ) -> SQLFragment? {
         var keys: [String] = []
         for component in rest {
             guard case .key(let key) = component else { return nil }
@@ -130,7 +152,8 @@ struct PredicateSQLCompiler {
         case .noneOf:
             return SQLFragment("NOT EXISTS (SELECT 1 \(source.clause) AND (\(condition.sql)))", condition.bindings)
         case .all:
-            return SQLFragment("NOT EXISTS (SELECT 1 \(source.clause) AND \(condition.negated.sql))", condition.bindings)
+            return SQLFragment(
+                "NOT EXISTS (SELECT 1 \(source.clause) AND \(condition.negated(dialect).sql))", condition.bindings)
         }
     }
 
@@ -141,21 +164,26 @@ struct PredicateSQLCompiler {
 
     // MARK: Direct comparisons
 
-    private func compileDirect(_ left: ObjectExpression, _ op: ComparisonOperator, _ right: ObjectExpression,
-                               options: ComparisonOptions, in scope: QueryScope) -> SQLFragment? {
+    private func compileDirect(
+        _ left: ObjectExpression, _ op: ComparisonOperator, _ right: ObjectExpression,
+        options: ComparisonOptions, in scope: QueryScope
+    ) -> SQLFragment? {
         guard let lhs = operand(left, in: scope), let rhs = operand(right, in: scope) else { return nil }
         // `"Rex" IN pets.name` is `ANY pets.name == "Rex"`.
         if op == .in, case .constant = lhs, case .toMany(let toMany, let owner, let rest, _) = rhs {
-            return compileOverElements(toMany, owner: owner, rest: rest, .equalTo, left, modifier: .any,
-                                       options: options, in: scope)
+            return compileOverElements(
+                toMany, owner: owner, rest: rest, .equalTo, left, modifier: .any,
+                options: options, in: scope)
         }
         if isCollection(lhs) || isCollection(rhs) { return nil }
         return compare(lhs, op, rhs, options: options)
     }
 
     /// A comparison of two scalar operands.
-    func compare(_ lhs: SQLOperand, _ op: ComparisonOperator, _ rhs: SQLOperand,
-                 options: ComparisonOptions) -> SQLFragment? {
+    package func compare(
+        _ lhs: SQLOperand, _ op: ComparisonOperator, _ rhs: SQLOperand,
+        options: ComparisonOptions
+    ) -> SQLFragment? {
         switch (lhs, rhs) {
         case (.constant, .constant):
             return nil

@@ -1,0 +1,322 @@
+import Foundation
+import ObjectGraph
+import PostgresNIO
+
+extension PostgresStore {
+    /// The channel `NOTIFY` announces each save's change token on: one per store, named after its UUID (which
+    /// every process opening the schema reads), within PostgreSQL's 63-byte names.
+    var notificationChannel: String { "objectgraph_" + identifier.lowercased().filter { $0 != "-" } }
+
+    /// Writes a save in one transaction left open: locks and checks every version first (`Z_OPT`, `FOR UPDATE`),
+    /// then deletes, inserts, updates and relationship rows, bumps the change token and queues its `NOTIFY`. The
+    /// returned save commits or rolls it back.
+    ///
+    /// - Throws: `StoreError/Code/mergeConflict` listing every object whose `Z_OPT` differs from the version in
+    ///   `changes` (or that is gone); nothing is then written. `.readOnlyStore`, `.io`.
+    func writeSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        guard !isReadOnly else {
+            throw StoreError(
+                code: .readOnlyStore, message: "The PostgreSQL store was opened read-only.",
+                context: ErrorContext(storeURL: url), objectIDs: changes.objectIDs)
+        }
+        try converting("starting a save") { try session.begin() }
+        do {
+            try converting("saving") {
+                try checkVersions(changes)
+                try deleteRows(changes.deleted.map(\.objectID))
+                try writeRows(changes.inserted, inserting: true)
+                try writeRows(changes.updated, inserting: false)
+                try writeToManyRows(changes.inserted, inserting: true)
+                try writeToManyRows(changes.updated, inserting: false)
+                try raiseKeyCounters(changes.inserted)
+                try announce()
+            }
+        } catch {
+            session.rollback()
+            throw error
+        }
+        return PostgresPreparedSave(store: self)
+    }
+
+    /// `COMMIT` of the open save: the save is acknowledged only once PostgreSQL committed it.
+    func commitSave() throws {
+        try converting("committing a save") { try session.commit() }
+    }
+
+    /// `ROLLBACK` of the open save.
+    func rollBackSave() {
+        session.rollback()
+    }
+
+    /// Locks the rows of updated and deleted objects and compares their versions with the ones the save read.
+    private func checkVersions(_ changes: StoreChanges) throws {
+        var expected: [ManagedObjectID: Int64] = [:]
+        for record in changes.updated { expected[record.objectID] = record.version }
+        for (id, version) in changes.deleted { expected[id] = version }
+        var conflicts: [ManagedObjectID] = []
+        var byTable: [String: [ManagedObjectID]] = [:]
+        for id in expected.keys {
+            guard id.storeIdentifier == identifier, let mapping = schema.entities[id.entityName] else {
+                conflicts.append(id)
+                continue
+            }
+            byTable[mapping.table.name, default: []].append(id)
+        }
+        for (table, ids) in byTable {
+            var found: [Int64: (version: Int64, entity: Int64)] = [:]
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+            let rows = try session.query(
+                "SELECT Z_PK, Z_OPT, Z_ENT FROM \(quoted(table)) WHERE Z_PK IN (\(marks)) FOR UPDATE",
+                ids.map { .integer($0.referenceKey) })
+            for row in rows {
+                let cells = Array(row)
+                found[try cells[0].decode(Int64.self)] = (
+                    try cells[1].decode(Int64.self), try cells[2].decode(Int64.self)
+                )
+            }
+            for id in ids {
+                guard let stored = found[id.referenceKey], stored.version == expected[id],
+                    stored.entity == schema.entities[id.entityName]?.number
+                else {
+                    conflicts.append(id)
+                    continue
+                }
+            }
+        }
+        guard conflicts.isEmpty else {
+            throw StoreError(
+                code: .mergeConflict,
+                message: "\(conflicts.count) object(s) changed in the store since they were read; "
+                    + "refresh them or set a merge policy on the context.",
+                context: ErrorContext(storeURL: url), objectIDs: conflicts)
+        }
+    }
+
+    private func deleteRows(_ ids: [ManagedObjectID]) throws {
+        var byTable: [String: (TableMapping, [Int64])] = [:]
+        for id in ids {
+            guard let mapping = schema.entities[id.entityName] else { continue }
+            byTable[mapping.table.name, default: (mapping.table, [])].1.append(id.referenceKey)
+        }
+        for (name, (table, keys)) in byTable {
+            let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+            let bindings = keys.map { SQLValue.integer($0) }
+            try session.query("DELETE FROM \(quoted(name)) WHERE Z_PK IN (\(marks))", bindings)
+            for join in schema.heldJoinTables where schema.hasTable(join.name) {
+                var columns: [String] = []
+                if join.ownerTable === table { columns.append(join.ownerColumn) }
+                if join.otherTable === table { columns.append(join.otherColumn) }
+                for column in columns {
+                    try session.query(
+                        "DELETE FROM \(quoted(join.name)) WHERE \(quoted(column)) IN (\(marks))", bindings)
+                }
+            }
+        }
+    }
+
+    private func writeRows(_ records: [StoreRecord], inserting: Bool) throws {
+        var order: [String] = []
+        var byEntity: [String: [Int]] = [:]
+        for index in records.indices {
+            let name = records[index].objectID.entityName
+            if byEntity[name] == nil { order.append(name) }
+            byEntity[name, default: []].append(index)
+        }
+        for entityName in order {
+            let indices = byEntity[entityName]!
+            guard let mapping = schema.entities[entityName], schema.hasTable(mapping.table.name) else {
+                throw StoreError(
+                    code: .entityNotInConfiguration,
+                    message: "The PostgreSQL store has no table for '\(entityName)'.",
+                    context: ErrorContext(
+                        entityName: entityName, objectID: records[indices[0]].objectID,
+                        storeURL: url))
+            }
+            let writer = PostgresRowWriter(mapping: mapping)
+            if inserting {
+                var start = 0
+                while start < indices.count {
+                    let chunk = indices[start..<min(indices.count, start + writer.rowsPerInsert)]
+                    var bindings: [SQLValue] = []
+                    bindings.reserveCapacity(chunk.count * writer.parametersPerRow)
+                    for index in chunk {
+                        let record = records[index]
+                        bindings += [
+                            .integer(record.objectID.referenceKey), .integer(mapping.number),
+                            .integer(record.version),
+                        ]
+                        bindings += try writer.values(of: record, schema: schema)
+                    }
+                    try session.query(writer.insertSQL(rows: chunk.count), bindings)
+                    start += chunk.count
+                }
+            } else {
+                for index in indices {
+                    let record = records[index]
+                    try session.query(
+                        writer.updateSQL,
+                        [.integer(record.version + 1)]
+                            + (try writer.values(of: record, schema: schema))
+                            + [.integer(record.objectID.referenceKey)])
+                }
+            }
+        }
+    }
+
+    /// Order columns of ordered one-to-many relationships, and the owner side's join-table rows.
+    private func writeToManyRows(_ records: [StoreRecord], inserting: Bool) throws {
+        guard schema.entities.values.contains(where: { !$0.toManys.isEmpty }) else { return }
+        for record in records {
+            guard let mapping = schema.entities[record.objectID.entityName], !mapping.toManys.isEmpty else { continue }
+            for toMany in mapping.toManys {
+                let ids = record[toMany.relationship.name] as? [ManagedObjectID] ?? []
+                switch toMany.link {
+                case .foreignKey(let table, let column):
+                    guard let order = column.orderColumn, table.has(order), !ids.isEmpty else { continue }
+                    for (position, id) in ids.enumerated() {
+                        try session.query(
+                            "UPDATE \(quoted(table.name)) SET \(quoted(order)) = ? WHERE Z_PK = ?",
+                            [.integer(Int64(position + 1)), .integer(id.referenceKey)])
+                    }
+                case .join(let join, let isOwner):
+                    guard isOwner, schema.hasTable(join.name) else { continue }
+                    if !inserting {
+                        try session.query(
+                            "DELETE FROM \(quoted(join.name)) WHERE \(quoted(join.ownerColumn)) = ?",
+                            [.integer(record.objectID.referenceKey)])
+                    }
+                    guard !ids.isEmpty else { continue }
+                    var columns = [quoted(join.ownerColumn), quoted(join.otherColumn)]
+                    if let order = join.orderColumn { columns.append(quoted(order)) }
+                    let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+                    var bindings: [SQLValue] = []
+                    for (position, id) in ids.enumerated() {
+                        bindings += [.integer(record.objectID.referenceKey), .integer(id.referenceKey)]
+                        if join.orderColumn != nil { bindings.append(.integer(Int64(position + 1))) }
+                    }
+                    let conflict =
+                        join.orderColumn.map { "DO UPDATE SET \(quoted($0)) = EXCLUDED.\(quoted($0))" }
+                        ?? "DO NOTHING"
+                    try session.query(
+                        "INSERT INTO \(quoted(join.name)) (\(columns.joined(separator: ", "))) VALUES "
+                            + Array(repeating: row, count: ids.count).joined(separator: ", ")
+                            + " ON CONFLICT (\(columns[0]), \(columns[1])) \(conflict)", bindings)
+                }
+            }
+        }
+    }
+
+    /// Keeps `Z_MAX` above every inserted key (migrations insert keys that were not allocated here).
+    private func raiseKeyCounters(_ records: [StoreRecord]) throws {
+        var highest: [Int64: Int64] = [:]
+        for record in records {
+            guard let mapping = schema.entities[record.objectID.entityName] else { continue }
+            let root = schema.mapping(mapping.table.root).number
+            highest[root] = max(highest[root] ?? 0, record.objectID.referenceKey)
+        }
+        for (root, key) in highest {
+            try session.query(
+                "UPDATE Z_PRIMARYKEY SET Z_MAX = GREATEST(COALESCE(Z_MAX, 0), ?) WHERE Z_ENT = ?",
+                [.integer(key), .integer(root)])
+        }
+    }
+
+    /// Bumps the change token and queues its `NOTIFY`, both part of the save's transaction (delivered only if it
+    /// commits). The token row is locked until the commit, which orders the saves of every process.
+    private func announce() throws {
+        let rows = try session.query(
+            "UPDATE Z_METADATA SET Z_TOKEN = Z_TOKEN + 1 WHERE Z_VERSION = 1 RETURNING Z_TOKEN")
+        guard let token = try rows.first?[column: 0].decode(Int64.self) else { return }
+        try session.query("SELECT pg_notify(?, ?)", [.text(notificationChannel), .text(String(token))])
+    }
+}
+
+/// The second phase of a PostgreSQL save: `COMMIT` or `ROLLBACK` of the transaction ``PostgresStore`` left open.
+final class PostgresPreparedSave: PreparedSave {
+    private let store: PostgresStore
+
+    init(store: PostgresStore) {
+        self.store = store
+    }
+
+    func commit() throws { try store.commitSave() }
+    func abort() { store.rollBackSave() }
+}
+
+/// The `INSERT` and `UPDATE` of one entity's rows, with the values a record binds.
+struct PostgresRowWriter {
+    private enum Binding {
+        case attribute(ColumnKind)
+        case foreignKey
+        case foreignEntity
+    }
+
+    private let table: String
+    private let columns: [String]
+    private let names: [String]
+    private let bindings: [Binding]
+    let updateSQL: String
+
+    /// The parameters each inserted row binds: `Z_PK`, `Z_ENT`, `Z_OPT`, then the columns.
+    var parametersPerRow: Int { 3 + columns.count }
+    /// Rows per multi-row `INSERT`, within PostgreSQL's 65,535 parameters.
+    var rowsPerInsert: Int { max(1, min(1000, 65_535 / parametersPerRow)) }
+
+    init(mapping: EntityMapping) {
+        var columns: [String] = []
+        var names: [String] = []
+        var bindings: [Binding] = []
+        for column in mapping.attributes where mapping.table.has(column.name) {
+            columns.append(column.name)
+            names.append(column.attribute.name)
+            bindings.append(.attribute(column.kind))
+        }
+        for toOne in mapping.toOnes where mapping.table.has(toOne.name) {
+            columns.append(toOne.name)
+            names.append(toOne.relationship.name)
+            bindings.append(.foreignKey)
+            if let entityColumn = toOne.entityColumn, mapping.table.has(entityColumn) {
+                columns.append(entityColumn)
+                names.append(toOne.relationship.name)
+                bindings.append(.foreignEntity)
+            }
+        }
+        table = quoted(mapping.table.name)
+        self.columns = columns
+        self.names = names
+        self.bindings = bindings
+        updateSQL =
+            "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \(quoted($0)) = ?" }.joined()
+            + " WHERE Z_PK = ?"
+    }
+
+    /// A multi-row `INSERT` of `rows` rows.
+    func insertSQL(rows: Int) -> String {
+        let row = "(?, ?, ?" + String(repeating: ", ?", count: columns.count) + ")"
+        return "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + quoted($0) }.joined() + ") VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
+    }
+
+    /// The column values of a record, in column order.
+    func values(of record: StoreRecord, schema: SQLSchema) throws -> [SQLValue] {
+        try bindings.indices.map { index in
+            guard let value = record[names[index]] else { return .null }
+            switch bindings[index] {
+            case .attribute(let kind):
+                let stored = try SQLValueCoding.sqlValue(value, kind: kind)
+                // Decimals are text here (SQLite keeps long ones as the blob of their text).
+                if kind == .decimal, case .blob(let data) = stored {
+                    return .text(String(decoding: data, as: UTF8.self))
+                }
+                return stored
+            case .foreignKey:
+                return (value as? ManagedObjectID).map { .integer($0.referenceKey) } ?? .null
+            case .foreignEntity:
+                guard let id = value as? ManagedObjectID, let mapping = schema.entities[id.entityName] else {
+                    return .null
+                }
+                return .integer(mapping.number)
+            }
+        }
+    }
+}
