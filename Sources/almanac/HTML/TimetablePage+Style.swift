@@ -3,7 +3,7 @@ extension TimetablePage {
     /// on screen a lane is at least 9rem wide and the grid scrolls sideways, printed the lanes share the width of
     /// an A4 landscape page and each day starts a page. Colours print as shown (`print-color-adjust`).
     static let css = """
-        :root { --row: 0.45rem; --lane: 9rem; --time: 3.2rem; }
+        :root { --row: 0.55rem; --lane: 9rem; --time: 3.2rem; }
         * { box-sizing: border-box; }
         body { margin: 1rem; font: 13px/1.25 "DejaVu Sans", "Liberation Sans", Arial, sans-serif; color: #111;
           background: #fff; }
