@@ -115,6 +115,7 @@ struct ConferenceCommandTests {
     @Test(arguments: [
         ["now", "--conference", "39c3"], ["changes", "39C3"], ["grid", "--conference", "39c3"],
         ["fav", "list", "--conference", "39c3"], ["export", "ics", "--conference", "39c3"],
+        ["export", "html", "--conference", "39c3"],
     ])
     func anUnknownConferenceExits4ListingTheNames(arguments: [String]) async throws {
         let result = try await run(CongressSchedule.schedule(), arguments)[0]

@@ -42,12 +42,15 @@ extension CommandContext {
 
     /// Sessions matching `predicate` (with `conference.acronym == $CONFERENCE` added when given), by start time.
     ///
-    /// - Parameter conference: A conference's name, as ``conferenceName()`` resolves it.
+    /// - Parameters:
+    ///   - conference: A conference's name, as ``conferenceName()`` resolves it.
+    ///   - properties: The key paths to fetch (``SessionSummary/properties`` and any more a command shows).
     func sessions(
         predicate: String?,
         variables: JSONObject = [:],
         conference: String? = nil,
-        limit: Int? = nil
+        limit: Int? = nil,
+        properties: [String] = SessionSummary.properties
     ) throws(ClientError) -> [SessionSummary] {
         var clauses: [String] = []
         var variables = variables
@@ -62,17 +65,21 @@ extension CommandContext {
             variables: variables,
             sort: [.init(key: "start"), .init(key: "room.name")],
             limit: limit,
-            properties: SessionSummary.properties
+            properties: properties
         )
         return try send(.fetch(fetch), as: WireResponse.Fetch.self).objects.map(SessionSummary.init)
     }
 
     /// The sessions with these GUIDs.
-    func sessions(guids: [String], conference: String? = nil) throws(ClientError) -> [SessionSummary] {
+    func sessions(
+        guids: [String],
+        conference: String? = nil,
+        properties: [String] = SessionSummary.properties
+    ) throws(ClientError) -> [SessionSummary] {
         guard !guids.isEmpty else { return [] }
         return try sessions(
             predicate: "guid IN $GUIDS", variables: ["GUIDS": .array(guids.map(JSONValue.string))],
-            conference: conference)
+            conference: conference, properties: properties)
     }
 
     /// A single session by GUID or URI.

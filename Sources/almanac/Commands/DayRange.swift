@@ -17,8 +17,15 @@ enum DayRange {
     /// The sessions of the day `text` names (see ``DayArgument``): those whose `day.date` is the date, and those
     /// without a day (personal sessions) that start between 06:00 that day and 06:00 the next in the day zone.
     ///
-    /// - Parameter conference: A conference name as ``CommandContext/conferenceName()`` resolves it.
-    static func sessions(on text: String, conference: String?, context: CommandContext) throws -> DaySelection {
+    /// - Parameters:
+    ///   - conference: A conference name as ``CommandContext/conferenceName()`` resolves it.
+    ///   - properties: The session key paths to fetch.
+    static func sessions(
+        on text: String,
+        conference: String?,
+        context: CommandContext,
+        properties: [String] = SessionSummary.properties
+    ) throws -> DaySelection {
         guard let argument = DayArgument(text) else {
             throw ClientError.usage("the day must be YYYY-MM-DD, today, tomorrow or yesterday, not \(text)")
         }
@@ -31,7 +38,8 @@ enum DayRange {
         let sessions = try context.sessions(
             predicate: "day.date == $DAY OR (day == nil AND start >= $FROM AND start < $TO)",
             variables: ["DAY": .string(date), "FROM": .date(fallback.start), "TO": .date(fallback.end)],
-            conference: conference
+            conference: conference,
+            properties: properties
         )
         return DaySelection(date: date, zone: zone, window: ConferenceDays.window(of: days.objects), sessions: sessions)
     }

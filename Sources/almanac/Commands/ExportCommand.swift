@@ -6,7 +6,7 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export sessions to other formats.",
-        subcommands: [ICS.self]
+        subcommands: [ICS.self, HTML.self]
     )
 
     struct ICS: ParsableCommand {
