@@ -86,7 +86,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
         self.sectionNameKeyPath = sectionNameKeyPath
     }
 
-    /// Creates a controller for a typed request (see ``init(fetchRequest:managedObjectContext:sectionNameKeyPath:cacheName:)-(FetchRequest,_,_,_)``).
+    /// Creates a controller for a typed request (see the initializer with a ``FetchRequest``).
     public convenience init(
         fetchRequest: TypedFetchRequest<Result>, managedObjectContext: ManagedObjectContext,
         sectionNameKeyPath: String? = nil, cacheName: String? = nil

@@ -3,7 +3,7 @@ import Foundation
 /// A ``FetchRequest`` whose results are known to be of one class: Core Data's `NSFetchRequest<ResultType>`.
 ///
 /// Every setting of the request reads and writes through to the wrapped ``fetchRequest``
-/// (`request.predicate = …`, `request.sortKeys = […]`), and ``ManagedObjectContext/fetch(_:)-(TypedFetchRequest<T>)``
+/// (`request.predicate = …`, `request.sortKeys = […]`), and `ManagedObjectContext.fetch(_:)` with a typed request
 /// returns `[Result]`. The entity's objects must be of class `Result`: register the class with
 /// ``ManagedObjectClassRegistry`` under the entity's class name (generated classes do it themselves).
 @dynamicMemberLookup
