@@ -76,7 +76,7 @@ public struct DaemonHandler: RequestHandler {
         events.subscribe()
     }
 
-    /// With a `fetch`, the `resultsChanged` events of its results (``ResultsSubscription``); else every event.
+    /// With a `fetch`, the `resultsChanged` events of its results (a `ResultsSubscription`); else every event.
     public func subscribe(_ request: WireRequest, peer: PeerCredentials) async -> AsyncStream<WireEvent> {
         guard case .subscribe(let subscribe)? = try? WireCommand(request), let fetch = subscribe.fetch else {
             return events.subscribe()

@@ -78,7 +78,7 @@ extension IndexPath {
         self.init(indexes: [section, item])
     }
 
-    /// An index path of a row in a section, the same as ``init(item:section:)``.
+    /// An index path of a row in a section, the same as `init(item:section:)`.
     public init(row: Int, section: Int) {
         self.init(indexes: [section, row])
     }
@@ -87,6 +87,6 @@ extension IndexPath {
     public var section: Int { self[0] }
     /// The object's position in its section: the second index.
     public var item: Int { self[1] }
-    /// The same as ``item``.
+    /// The same as `item`.
     public var row: Int { self[1] }
 }
