@@ -41,7 +41,8 @@ import Testing
             .insert(.init(entity: "Favorite", values: ["sessionGUID": "g"], store: "favorites.sqlite")),
             .update(.init(uri: "x-almanac://s/Favorite/p2", values: ["note": "hi"])),
             .delete(.init(uri: "x-almanac://s/Favorite/p2")),
-            .changes(.init(conference: "31c3")), .subscribe, .stats,
+            .changes(.init(conference: "31c3")), .subscribe(),
+            .subscribe(.init(fetch: .init(entity: "Session", sort: [.init(key: "start")], limit: 5))), .stats,
         ]
         for command in commands {
             let line = command.request(id: "r1").encodedLine()
@@ -66,6 +67,8 @@ import Testing
         (#"{"op":"insert","entity":"Favorite"}"#, "values"),
         (#"{"op":"update","values":{}}"#, "uri"),
         (#"{"op":"get","uri":""}"#, "uri"),
+        (#"{"op":"subscribe","fetch":{"limit":2}}"#, "entity"),
+        (#"{"op":"subscribe","fetch":"Session"}"#, "fetch"),
     ])
     func badFieldsNameTheField(text: String, field: String) throws {
         do {

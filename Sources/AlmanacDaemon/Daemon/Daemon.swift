@@ -47,15 +47,7 @@ public enum Daemon {
         } catch {
             logger.error("could not move favourites to today's conference names (will try at the next start): \(error)")
         }
-        core.library.coordinator.addSaveObserver { saved in
-            func uris(_ ids: Set<ManagedObjectID>) -> JSONValue {
-                .array(ids.sorted().map { .string($0.uriRepresentation().absoluteString) })
-            }
-            events.publish(WireEvent(kind: .objectsChanged, fields: [
-                "inserted": uris(saved.insertedObjectIDs), "updated": uris(saved.updatedObjectIDs),
-                "deleted": uris(saved.deletedObjectIDs),
-            ]))
-        }
+        events.publishSaves(of: core.library.coordinator)
         let socketFolder = URL(fileURLWithPath: configuration.socketPath).deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o750])

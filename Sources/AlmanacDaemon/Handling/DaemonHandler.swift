@@ -58,7 +58,9 @@ public struct DaemonHandler: RequestHandler {
             return .empty
         case .changes(let changes): return .changes(try engine.changes(changes))
         // The server starts the event stream once this answer is written (``subscribe(peer:)``).
-        case .subscribe: return .subscribed(WireResponse.Subscribed())
+        case .subscribe(let subscribe):
+            if let fetch = subscribe.fetch { try engine.checkSubscription(fetch) }
+            return .subscribed(WireResponse.Subscribed())
         case .stats: return .stats(stats())
         }
     }
@@ -72,6 +74,14 @@ public struct DaemonHandler: RequestHandler {
 
     public func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent> {
         events.subscribe()
+    }
+
+    /// With a `fetch`, the `resultsChanged` events of its results (a `ResultsSubscription`); else every event.
+    public func subscribe(_ request: WireRequest, peer: PeerCredentials) async -> AsyncStream<WireEvent> {
+        guard case .subscribe(let subscribe)? = try? WireCommand(request), let fetch = subscribe.fetch else {
+            return events.subscribe()
+        }
+        return ResultsSubscription(fetch: fetch, engine: engine, events: events, storeThreads: storeThreads).events()
     }
 
     public func requestCompleted(_ record: RequestRecord) {

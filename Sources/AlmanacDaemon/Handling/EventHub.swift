@@ -26,6 +26,22 @@ public final class EventHub: Sendable {
         for continuation in targets { continuation.yield(event) }
     }
 
+    /// Publishes an `objectsChanged` event (`inserted`, `updated`, `deleted` URI arrays) for every save through
+    /// `coordinator`, from now on; returns the coordinator's observer token.
+    @discardableResult
+    public func publishSaves(of coordinator: PersistentStoreCoordinator) -> UUID {
+        coordinator.addSaveObserver { [weak self] saved in
+            func uris(_ ids: Set<ManagedObjectID>) -> JSONValue {
+                .array(ids.sorted().map { .string($0.uriRepresentation().absoluteString) })
+            }
+            let fields: JSONObject = [
+                "inserted": uris(saved.insertedObjectIDs), "updated": uris(saved.updatedObjectIDs),
+                "deleted": uris(saved.deletedObjectIDs),
+            ]
+            self?.publish(WireEvent(kind: .objectsChanged, fields: fields))
+        }
+    }
+
     /// The number of live subscriptions.
     public var subscriberCount: Int { subscribers.withLock { $0.count } }
 

@@ -219,7 +219,7 @@ public final class QueryEngine: Sendable {
     /// Runs a read beside other reads. A store whose file another process rewrote in place fails: it is set aside,
     /// as if the file had been replaced a moment before, and the read runs again without it. The read runs again
     /// too when the watcher replaced or detached the failing file's store meanwhile (it saw the new version first).
-    private func reading<T>(_ body: () throws -> T) throws(WireError) -> T {
+    func reading<T>(_ body: () throws -> T) throws(WireError) -> T {
         var retried: Set<String> = []
         while true {
             let storesBefore = library.storeChangeCount
@@ -269,7 +269,7 @@ public final class QueryEngine: Sendable {
         return body
     }
 
-    private func fetchRequest(_ fetch: WireRequest.Fetch) throws -> FetchRequest {
+    func fetchRequest(_ fetch: WireRequest.Fetch) throws -> FetchRequest {
         guard coordinator.managedObjectModel.entitiesByName[fetch.entity] != nil else {
             throw WireError(code: .unknownEntity, message: "The model has no entity named '\(fetch.entity)'.")
         }
@@ -319,7 +319,7 @@ public final class QueryEngine: Sendable {
     /// The number of objects `request` matches, ignoring its limit and offset, when that must be known before
     /// fetching: when the reply could hold more than ``maximumReplyObjects``. Throws `too_large` when it would.
     /// Counting reads no objects, so a request for a million objects costs a `COUNT`, not a million objects.
-    private func checkReplySize(_ request: FetchRequest, in context: ManagedObjectContext) throws -> Int? {
+    func checkReplySize(_ request: FetchRequest, in context: ManagedObjectContext) throws -> Int? {
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
         guard limit == 0 || limit > maximumReplyObjects else { return nil }
         request.fetchLimit = 0

@@ -23,6 +23,10 @@ public protocol RequestHandler: Sendable {
     /// server cancels its iteration).
     func subscribe(peer: PeerCredentials) async -> AsyncStream<WireEvent>
 
+    /// The events for a connection whose `subscribe` request ``handle(_:peer:)`` answered successfully, given the
+    /// request (whose fields may choose the events: the daemon's `fetch`). The default is ``subscribe(peer:)``.
+    func subscribe(_ request: WireRequest, peer: PeerCredentials) async -> AsyncStream<WireEvent>
+
     /// The answer to a request that needs no peer check and can be given without waiting (`ping`, a reply kept
     /// from an identical earlier request), or nil (the default) to answer it with ``handle(_:peer:)``.
     ///
@@ -36,6 +40,10 @@ public protocol RequestHandler: Sendable {
 }
 
 extension RequestHandler {
+    public func subscribe(_ request: WireRequest, peer: PeerCredentials) async -> AsyncStream<WireEvent> {
+        await subscribe(peer: peer)
+    }
+
     public func immediateAnswer(to request: WireRequest) -> Reply? { nil }
 
     public func requestCompleted(_ record: RequestRecord) {}

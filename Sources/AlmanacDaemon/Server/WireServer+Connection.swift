@@ -92,7 +92,7 @@ extension WireServer {
         if request.operation == .subscribe, answer.error == nil, !session.isSubscribed {
             session.isSubscribed = true
             session.state.withLock { $0.subscribed() }
-            subscription = await handler.subscribe(peer: session.peer)
+            subscription = await handler.subscribe(request, peer: session.peer)
         }
         let written: Bool
         switch answer {

@@ -20,7 +20,7 @@ public enum WireCommand: Sendable, Hashable {
     case update(WireRequest.Update)
     case delete(WireRequest.Delete)
     case changes(WireRequest.Changes)
-    case subscribe
+    case subscribe(WireRequest.Subscribe = WireRequest.Subscribe())
     case stats
 
     /// Decodes the request's body for its operation.
@@ -43,7 +43,7 @@ public enum WireCommand: Sendable, Hashable {
         case .update: self = .update(try .init(json: fields))
         case .delete: self = .delete(try .init(json: fields))
         case .changes: self = .changes(try .init(json: fields))
-        case .subscribe: self = .subscribe
+        case .subscribe: self = .subscribe(try .init(json: fields))
         case .stats: self = .stats
         }
     }
@@ -80,7 +80,8 @@ public enum WireCommand: Sendable, Hashable {
         case .update(let body): fields = body.json
         case .delete(let body): fields = body.json
         case .changes(let body): fields = body.json
-        case .ping, .model, .stores, .subscribe, .stats: fields = [:]
+        case .subscribe(let body): fields = body.json
+        case .ping, .model, .stores, .stats: fields = [:]
         }
         return WireRequest(id: id, operation: operation, fields: fields)
     }

@@ -79,9 +79,14 @@ struct PendingNotification {
     var deleted = ObjectList()
     var refreshed = ObjectList()
     var invalidated = ObjectList()
+    /// Objects back in the context that are not new: saved by another context and brought in by
+    /// ``ManagedObjectContext/mergeChanges(fromContextDidSave:)``, or deleted in an earlier event and brought back
+    /// by undo or rollback. Reported as inserted, as Core Data does.
+    var appeared: [ManagedObject] = []
 
     var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty
+            && appeared.isEmpty
     }
 }
 
@@ -92,12 +97,14 @@ extension ManagedObjectContext {
     public func addObserver(_ handler: @escaping (ContextEvent) -> Void) -> UUID {
         let token = UUID()
         observers[token] = handler
+        link.isObserved = true
         return token
     }
 
     /// Stops calling an observer.
     public func removeObserver(_ token: UUID) {
         observers[token] = nil
+        link.isObserved = !observers.isEmpty
     }
 
     func post(_ event: ContextEvent) {
@@ -113,10 +120,18 @@ extension ManagedObjectContext {
             return
         }
         let stillInserted = pending.inserted.filter { $0.isInserted && $0.managedObjectContext === self }
-        let event = ObjectsDidChange(inserted: Set(stillInserted),
-                                     updated: Set(pending.updated.objects.filter { !$0.isDeletedFlag }),
-                                     deleted: Set(pending.deleted.objects), refreshed: Set(pending.refreshed.objects),
-                                     invalidated: Set(pending.invalidated.objects))
+        // An object inserted since the last event is reported as inserted only: neither updated nor, when deleted
+        // again meanwhile, deleted. One inserted earlier and changed or deleted now is reported as such (as in Core
+        // Data), so that observers such as ``FetchedResultsController`` see unsaved objects change.
+        let newlyInserted = Set(pending.inserted.map(ObjectIdentifier.init))
+        let appeared = pending.appeared.filter { $0.managedObjectContext === self && !$0.isDeletedFlag }
+        let event = ObjectsDidChange(
+            inserted: Set(stillInserted).union(appeared),
+            updated: Set(pending.updated.objects.filter {
+                !$0.isDeletedFlag && !newlyInserted.contains(ObjectIdentifier($0))
+            }),
+            deleted: Set(pending.deleted.objects.filter { !newlyInserted.contains(ObjectIdentifier($0)) }),
+            refreshed: Set(pending.refreshed.objects), invalidated: Set(pending.invalidated.objects))
         pending = PendingNotification()
         if !event.isEmpty { post(.objectsDidChange(event)) }
     }
@@ -139,6 +154,11 @@ extension ManagedObjectContext {
             forget(object)
             object.storage = .invalid
             pending.deleted.add(object)
+        }
+        // New objects of other contexts are made here (as faults) only for a context that is observed, so that its
+        // observers hear of them; an unobserved context registers nothing it was not asked for.
+        if !observers.isEmpty, event.contextIdentifier != ObjectIdentifier(self) {
+            for id in event.insertedObjectIDs where registered[id] == nil { pending.appeared.append(object(with: id)) }
         }
         processPendingChanges()
     }

@@ -25,6 +25,7 @@ extension ManagedObjectContext {
         if wasInserted {
             inserted.remove(object)
             deletedWhileInserted.add(object)
+            pending.deleted.add(object)
         } else {
             deleted.add(object)
             pending.deleted.add(object)
@@ -51,10 +52,14 @@ extension ManagedObjectContext {
         guard object.isDeletedFlag else { return }
         object.isDeletedFlag = false
         deleted.remove(object)
+        // A deletion reported already is reversed by reporting the object inserted again.
+        let reported = !pending.deleted.contains(object)
         pending.deleted.remove(object)
         if object.isInsertedFlag {
             inserted.add(object)
             pending.inserted.append(object)
+        } else if reported {
+            pending.appeared.append(object)
         }
     }
 }

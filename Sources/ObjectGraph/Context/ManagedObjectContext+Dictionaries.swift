@@ -3,7 +3,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Runs a fetch request and returns what its ``FetchRequest/resultType`` asks for: objects, object IDs,
     /// dictionaries or a count.
-    /// - Throws: as ``fetch(_:)``, ``fetchDictionaries(_:)`` and ``count(for:)``.
+    /// - Throws: as ``fetch(_:)-(FetchRequest)``, ``fetchDictionaries(_:)`` and ``count(for:)``.
     public func execute(_ request: FetchRequest) throws -> FetchResult {
         switch request.resultType {
         case .managedObject: .objects(try fetch(request))

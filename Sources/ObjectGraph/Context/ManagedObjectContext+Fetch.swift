@@ -24,7 +24,7 @@ extension ManagedObjectContext {
         return objects
     }
 
-    /// The objects of ``fetch(_:)``, whatever the request's result type.
+    /// The objects of ``fetch(_:)-(FetchRequest)``, whatever the request's result type.
     func fetchObjects(_ request: FetchRequest) throws -> [ManagedObject] {
         let entity = try entity(named: request.entityName)
         checkStores()
@@ -60,10 +60,10 @@ extension ManagedObjectContext {
     ///
     /// Each record holds the object's persistent values (the request's ``FetchRequest/propertiesToFetch`` when set):
     /// attributes by name, to-one relationships as ``ManagedObjectID``, to-many as `[ManagedObjectID]`. Sorting,
-    /// offset and limit apply as in ``fetch(_:)``. Like Core Data's dictionary results, unsaved changes of the
+    /// offset and limit apply as in ``fetch(_:)-(FetchRequest)``. Like Core Data's dictionary results, unsaved changes of the
     /// context do not take part: this reads what the stores hold. Read-only callers that only encode values (the
     /// daemon's wire replies, exports) save the cost of registering objects in the context.
-    /// - Throws: as ``fetch(_:)``.
+    /// - Throws: as ``fetch(_:)-(FetchRequest)``.
     public func fetchRecords(_ request: FetchRequest) throws -> [StoreRecord] {
         let entity = try entity(named: request.entityName)
         checkStores()

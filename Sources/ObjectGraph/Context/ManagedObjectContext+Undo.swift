@@ -90,6 +90,7 @@ extension ManagedObjectContext {
                 forget(object)
                 object.isInsertedFlag = false
                 object.managedObjectContext = nil
+                pending.deleted.add(object)
             }
         case let .delete(object, wasInserted):
             if forward {
@@ -107,6 +108,11 @@ extension ManagedObjectContext {
     /// Discards every unsaved change: inserted objects leave the context, deleted ones come back, changed ones get
     /// their saved values again. The undo stack is emptied.
     public func rollback() {
+        // What observers heard of is reversed: new objects they saw are reported deleted, deleted saved objects
+        // inserted again.
+        let newlyInserted = Set(pending.inserted.map(ObjectIdentifier.init))
+        let gone = inserted.objects.filter { !newlyInserted.contains(ObjectIdentifier($0)) }
+        let back = deleted.objects.filter { !$0.isInsertedFlag && !pending.deleted.contains($0) }
         for object in inserted.objects + deleted.objects.filter(\.isInsertedFlag) {
             discardInserted(object)
         }
@@ -128,6 +134,8 @@ extension ManagedObjectContext {
         pending.updated.removeAll()
         pending.inserted.removeAll()
         pending.deleted.removeAll()
+        pending.deleted.formUnion(gone)
+        pending.appeared.append(contentsOf: back)
         processPendingChanges()
     }
 

@@ -78,6 +78,8 @@ public final class ManagedObjectContext {
         /// The context's ``isRecordingUndo``, kept here so that setting a new object's value need not reach the
         /// context at all when nothing is recorded (an import).
         var recordsUndo = true
+        /// Whether the context has observers: changes of new objects are then reported to them too.
+        var isObserved = false
     }
 
     let link = Link()
@@ -329,7 +331,7 @@ public final class ManagedObjectContext {
     func noteChanged(_ object: ManagedObject, notify: Bool) {
         guard object.managedObjectContext === self else { return }
         if !object.isInsertedFlag { changed.add(object) }
-        if notify, !object.isInsertedFlag, !object.isDeletedFlag { pending.updated.add(object) }
+        if notify, !object.isDeletedFlag, !object.isInsertedFlag || link.isObserved { pending.updated.add(object) }
     }
 }
 

@@ -4,7 +4,7 @@ extension PersistentStoreCoordinator {
     /// Deletes the objects of a ``BatchDeleteRequest`` in one save, through a private context: delete rules apply
     /// as when a context deletes the objects.
     ///
-    /// - Throws: the errors of ``ManagedObjectContext/fetch(_:)`` and ``ManagedObjectContext/save()``
+    /// - Throws: the errors of ``ManagedObjectContext/fetch(_:)-(FetchRequest)`` and ``ManagedObjectContext/save()``
     ///   (`ValidationError/Code/deleteDenied` for a deny rule, ``StoreError/Code/mergeConflict`` when the objects
     ///   changed meanwhile and `mergePolicy` is ``MergePolicy/error``); ``StoreError/Code/objectNotFound`` for an ID
     ///   of no saved object. Nothing is deleted then.

@@ -3,7 +3,7 @@ import Foundation
 /// A description of what to fetch: an entity, a predicate, sort keys, paging and options.
 ///
 /// Like Core Data's `NSFetchRequest`, a request is a mutable object you configure and pass to
-/// ``ManagedObjectContext/fetch(_:)``. It belongs to the isolation domain that made it.
+/// ``ManagedObjectContext/fetch(_:)-(FetchRequest)``. It belongs to the isolation domain that made it.
 public final class FetchRequest {
     /// The entity to fetch.
     public var entityName: String

@@ -307,7 +307,7 @@ extension ManagedObject {
     func setValueTracked(_ value: consuming Any?, slot index: Int) {
         if storage == .fault { fireFault() }
         // A new object's value, with no undo to record: no snapshot, no change to note, nothing for the context.
-        if isInsertedFlag, !(contextLink?.recordsUndo ?? false) {
+        if isInsertedFlag, !(contextLink.map { $0.recordsUndo || $0.isObserved } ?? false) {
             slots[index] = consume value
             if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
             return
@@ -322,8 +322,9 @@ extension ManagedObject {
             slots[index] = consume value
         }
         if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
-        // An inserted object is saved whole; only saved objects are tracked as changed.
-        if !isInsertedFlag { context?.noteChanged(self, notify: true) }
+        // An inserted object is saved whole; only saved objects are tracked as changed (and new ones reported to
+        // the context's observers).
+        if !isInsertedFlag || contextLink?.isObserved == true { context?.noteChanged(self, notify: true) }
     }
 
     func insertTracked(_ object: ManagedObject, slot index: Int, at position: Int) {

@@ -20,7 +20,7 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         let context = CommandContext(options: options)
         let client = try context.client(timeout: nil)
-        _ = try client.send(.subscribe)
+        _ = try client.send(.subscribe())
         if options.format == .table { context.write("Watching \(client.path) (Ctrl-C to stop)\n") }
         while let message = try client.readMessage() {
             guard case .event(let event) = message else { continue }
