@@ -34,11 +34,7 @@ extension ManagedObjectContext {
                 finishSave(plan)
                 return
             } catch let error as StoreError where error.code == .mergeConflict && attempts < 3 {
-                switch mergePolicy {
-                case .error: throw error
-                case .storeWins: resolveConflictsForStore(error.objectIDs)
-                case .inMemoryWins: try resolveConflictsForContext(error.objectIDs)
-                }
+                try resolveMergeConflicts(error)
             } catch var error as StoreError where error.code == .constraintConflict {
                 guard mergePolicy != .error, attempts < 3,
                       try resolveConstraintConflicts(error.constraintConflicts, plan: plan) else {
@@ -336,9 +332,9 @@ extension ManagedObjectContext {
 
     /// Resolves conflicts of new objects with each other or with saved objects by the merge policy, as Core Data's
     /// by-property merge policies do: one object survives (the saved one, else the first new one) and takes the
-    /// others' relationships, and with ``MergePolicy/inMemoryWins`` their attribute values too (the last one's
-    /// win); the others are deleted. Returns `false`, changing nothing, when a conflict involves a saved object
-    /// the save changes: the save then fails.
+    /// others' relationships, and with ``MergePolicy/mergeByPropertyObjectTrump`` and ``MergePolicy/overwrite``
+    /// their attribute values too (the last one's win); the others are deleted. Returns `false`, changing nothing,
+    /// when a conflict involves a saved object the save changes: the save then fails.
     private func resolveConstraintConflicts(_ conflicts: [ConstraintConflict], plan: SavePlan) throws -> Bool {
         let newObjects = Dictionary(zip(plan.insertedIDs, plan.insertedObjects), uniquingKeysWith: { first, _ in first })
         guard !conflicts.isEmpty,
@@ -349,7 +345,7 @@ extension ManagedObjectContext {
             var duplicates = conflict.conflictingObjectIDs.map { newObjects[$0]! }
             let survivor = try conflict.databaseObjectID.map(existingObject(with:)) ?? duplicates.removeFirst()
             for duplicate in duplicates where !duplicate.isDeletedFlag {
-                merge(duplicate, into: survivor, valuesWin: mergePolicy == .inMemoryWins)
+                merge(duplicate, into: survivor, valuesWin: mergePolicy.keepsInMemoryValues)
                 delete(duplicate)
             }
         }
@@ -381,36 +377,6 @@ extension ManagedObjectContext {
                 }
             default:
                 break
-            }
-        }
-    }
-
-    // MARK: Merge conflicts
-
-    private func resolveConflictsForStore(_ ids: [ManagedObjectID]) {
-        for id in ids {
-            guard let object = registered[id] else { continue }
-            refresh(object, mergeChanges: false)
-            if (try? persistentStoreCoordinator.record(for: id)) == nil {
-                forget(object)
-                object.storage = .invalid
-            }
-        }
-    }
-
-    private func resolveConflictsForContext(_ ids: [ManagedObjectID]) throws {
-        for id in ids {
-            guard let object = registered[id] else { continue }
-            if let record = try persistentStoreCoordinator.record(for: id) {
-                object.version = record.version
-            } else if object.isDeletedFlag {
-                forget(object)
-                object.managedObjectContext = nil
-            } else {
-                changed.remove(object)
-                object.isInsertedFlag = true
-                object.snapshot = nil
-                inserted.add(object)
             }
         }
     }

@@ -34,7 +34,7 @@ extension PersistentStoreCoordinator {
         var error = StoreError(
             code: .constraintConflict,
             message: "The save breaks a uniqueness constraint: \(shown)\(more). Change the values, or set a merge "
-                + "policy that resolves the conflicts (the context's inMemoryWins or storeWins).",
+                + "policy that resolves the conflicts (mergeByPropertyObjectTrump or mergeByPropertyStoreTrump).",
             context: ErrorContext(entityName: conflicts[0].entityName, key: conflicts[0].constraint.joined(separator: ",")),
             objectIDs: conflicts.flatMap { $0.conflictingObjectIDs + [$0.databaseObjectID].compactMap { $0 } })
         error.constraintConflicts = conflicts
