@@ -4,7 +4,9 @@ import ObjectGraph
 
 /// Workloads of the framework core: in-memory store and the predicate language, each beside hand-written Swift.
 enum CoreWorkloads {
-    static var all: [Workload] { [insertAndSave, fetchWithPredicateAndSort, predicateEvaluation, predicateParsing] }
+    static var all: [Workload] {
+        [insertAndSave, fetchWithPredicateAndSort, predicateEvaluation, predicateParsing, NestedWorkloads.childSave]
+    }
 
     struct Row {
         var title: String
