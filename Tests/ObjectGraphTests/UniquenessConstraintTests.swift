@@ -217,6 +217,34 @@ struct UniquenessConstraintTests {
         #expect(speakers.first?.talks == ["Engines", "Notes"])
     }
 
+    /// Every policy on one conflict with a saved object: `error` fails and changes nothing; the object-trump and
+    /// overwrite policies take the new object's values, the store-trump and rollback policies keep the saved ones.
+    @Test(arguments: MergePolicy.allCases)
+    func eachPolicyResolvesAConflictWithASavedObjectAsCoreDataDoes(policy: MergePolicy) throws {
+        let setup = try Setup(.sqlite)
+        let first = setup.context()
+        Self.speaker(first, "Ada", email: "ada@example.org", bio: "Old bio")
+        try first.save()
+
+        let second = setup.context(policy)
+        let duplicate = Self.speaker(second, "Ada Lovelace", email: "ada@example.org", bio: "New bio")
+        guard policy != .error else {
+            let error = try #require(throws: StoreError.self) { try second.save() }
+            #expect(error.code == .constraintConflict)
+            // The conflict carries what Core Data's does: the shared values and both sides' snapshots.
+            let conflict = try #require(error.constraintConflicts.first)
+            #expect(conflict.constraintValues["email"] as? String == "ada@example.org")
+            #expect(conflict.databaseSnapshot?["bio"] as? String == "Old bio")
+            #expect(conflict.conflictingSnapshots.map { $0["bio"] as? String } == ["New bio"])
+            #expect(duplicate.isInserted && duplicate.objectID.isTemporaryID)
+            #expect(try setup.speakers().map(\.bio) == ["Old bio"])
+            return
+        }
+        try second.save()
+        let newValuesWin = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+        #expect(try setup.speakers().map(\.bio) == [newValuesWin ? "New bio" : "Old bio"])
+    }
+
     @Test func newDuplicatesMergeIntoTheFirstOne() throws {
         let setup = try Setup(.sqlite)
         let context = setup.context(.mergeByPropertyObjectTrump)
