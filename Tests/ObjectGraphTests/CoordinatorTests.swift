@@ -220,12 +220,12 @@ struct CoordinatorTests {
         #expect(error.objectIDs == [two.objectID])
         #expect(two.value(forKey: "title") as? String == "Second")
 
-        second.mergePolicy = .inMemoryWins
+        second.mergePolicy = .overwrite
         try second.save()
         #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "Second")
 
         one.setValue("Lost", forKey: "title")
-        first.mergePolicy = .storeWins
+        first.mergePolicy = .rollback
         try first.save()
         #expect(one.value(forKey: "title") as? String == "Second")
         #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "Second")

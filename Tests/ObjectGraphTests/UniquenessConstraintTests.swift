@@ -162,7 +162,7 @@ struct UniquenessConstraintTests {
         let grace = Self.speaker(writer, "Grace", email: "grace@example.org")
         try writer.save()
 
-        writer.mergePolicy = .inMemoryWins
+        writer.mergePolicy = .mergeByPropertyObjectTrump
         grace.setValue("ada@example.org", forKey: "email")
         let error = try #require(throws: StoreError.self) { try writer.save() }
         #expect(error.code == .constraintConflict)
@@ -179,13 +179,13 @@ struct UniquenessConstraintTests {
     // MARK: Resolving policies
 
     @Test(arguments: StoreKind.all)
-    func inMemoryWinsUpdatesTheSavedObjectWithTheNewObjectsValues(kind: StoreKind) throws {
+    func objectTrumpUpdatesTheSavedObjectWithTheNewObjectsValues(kind: StoreKind) throws {
         let setup = try Setup(kind)
         let first = setup.context()
         Self.speaker(first, "Ada", email: "ada@example.org", bio: "Old bio", talks: ["Notes"])
         try first.save()
 
-        let second = setup.context(.inMemoryWins)
+        let second = setup.context(.mergeByPropertyObjectTrump)
         let duplicate = Self.speaker(second, "Ada Lovelace", email: "ada@example.org", bio: "New bio",
                                      talks: ["Engines"])
         try second.save()
@@ -201,13 +201,13 @@ struct UniquenessConstraintTests {
     }
 
     @Test(arguments: StoreKind.all)
-    func storeWinsKeepsTheSavedValuesAndTakesTheRelationships(kind: StoreKind) throws {
+    func storeTrumpKeepsTheSavedValuesAndTakesTheRelationships(kind: StoreKind) throws {
         let setup = try Setup(kind)
         let first = setup.context()
         Self.speaker(first, "Ada", email: "ada@example.org", bio: "Old bio", talks: ["Notes"])
         try first.save()
 
-        let second = setup.context(.storeWins)
+        let second = setup.context(.mergeByPropertyStoreTrump)
         Self.speaker(second, "Ada Lovelace", email: "ada@example.org", bio: "New bio", talks: ["Engines"])
         Self.speaker(second, "Grace", email: "grace@example.org")
         try second.save()
@@ -217,9 +217,37 @@ struct UniquenessConstraintTests {
         #expect(speakers.first?.talks == ["Engines", "Notes"])
     }
 
+    /// Every policy on one conflict with a saved object: `error` fails and changes nothing; the object-trump and
+    /// overwrite policies take the new object's values, the store-trump and rollback policies keep the saved ones.
+    @Test(arguments: MergePolicy.allCases)
+    func eachPolicyResolvesAConflictWithASavedObjectAsCoreDataDoes(policy: MergePolicy) throws {
+        let setup = try Setup(.sqlite)
+        let first = setup.context()
+        Self.speaker(first, "Ada", email: "ada@example.org", bio: "Old bio")
+        try first.save()
+
+        let second = setup.context(policy)
+        let duplicate = Self.speaker(second, "Ada Lovelace", email: "ada@example.org", bio: "New bio")
+        guard policy != .error else {
+            let error = try #require(throws: StoreError.self) { try second.save() }
+            #expect(error.code == .constraintConflict)
+            // The conflict carries what Core Data's does: the shared values and both sides' snapshots.
+            let conflict = try #require(error.constraintConflicts.first)
+            #expect(conflict.constraintValues["email"] as? String == "ada@example.org")
+            #expect(conflict.databaseSnapshot?["bio"] as? String == "Old bio")
+            #expect(conflict.conflictingSnapshots.map { $0["bio"] as? String } == ["New bio"])
+            #expect(duplicate.isInserted && duplicate.objectID.isTemporaryID)
+            #expect(try setup.speakers().map(\.bio) == ["Old bio"])
+            return
+        }
+        try second.save()
+        let newValuesWin = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+        #expect(try setup.speakers().map(\.bio) == [newValuesWin ? "New bio" : "Old bio"])
+    }
+
     @Test func newDuplicatesMergeIntoTheFirstOne() throws {
         let setup = try Setup(.sqlite)
-        let context = setup.context(.inMemoryWins)
+        let context = setup.context(.mergeByPropertyObjectTrump)
         let first = Self.speaker(context, "First", email: "x@example.org", talks: ["A"])
         Self.speaker(context, "Second", email: "x@example.org", bio: "Second's bio", talks: ["B"])
         Self.speaker(context, "Third", email: "x@example.org", talks: ["C"])
@@ -261,7 +289,7 @@ struct UniquenessConstraintTests {
             ["name": "Anonymous"],
         ])
         request.resultType = .objectIDs
-        let ids = try #require(try setup.context(.inMemoryWins).execute(request).objectIDs)
+        let ids = try #require(try setup.context(.mergeByPropertyObjectTrump).execute(request).objectIDs)
         #expect(ids.count == 4)
         #expect(ids[0] == ada.objectID)
         #expect(ids[1] == ids[2] && ids[1] != ids[3])
@@ -273,7 +301,7 @@ struct UniquenessConstraintTests {
         // Attributes a dictionary leaves out keep their saved values.
         let rename = BatchInsertRequest(entityName: "Speaker", objects: [["name": "A. Lovelace",
                                                                           "email": "ada@example.org"]])
-        #expect(try setup.context(.inMemoryWins).execute(rename).count == 1)
+        #expect(try setup.context(.mergeByPropertyObjectTrump).execute(rename).count == 1)
         let renamed = try setup.speakers().first
         #expect(renamed?.name == "A. Lovelace" && renamed?.bio == "New bio" && renamed?.talks == ["Notes"])
     }
@@ -288,7 +316,8 @@ struct UniquenessConstraintTests {
             ["name": "Grace", "email": "grace@example.org"],
             ["name": "Ada Lovelace", "email": "ada@example.org", "bio": "New bio"],
         ])
-        let error = try #require(throws: StoreError.self) { try setup.context(.inMemoryWins).execute(request) }
+        let upserting = setup.context(.mergeByPropertyObjectTrump)
+        let error = try #require(throws: StoreError.self) { try upserting.execute(request) }
         #expect(error.code == .constraintConflict)
         let speakers = try setup.speakers()
         #expect(speakers.map(\.name) == ["Ada"] && speakers.first?.bio == "Old bio")
@@ -305,7 +334,7 @@ struct UniquenessConstraintTests {
             ["name": "Grace Hopper", "email": "grace@example.org"],
         ])
         request.resultType = .objectIDs
-        let ids = try #require(try setup.context(.storeWins).execute(request).objectIDs)
+        let ids = try #require(try setup.context(.mergeByPropertyStoreTrump).execute(request).objectIDs)
         #expect(ids.first == ada.objectID && ids[1] == ids[2])
         let speakers = try setup.speakers()
         #expect(speakers.map(\.name) == ["Ada", "Grace"])

@@ -5,7 +5,8 @@ import ObjectGraph
 /// Workloads of the framework core: in-memory store and the predicate language, each beside hand-written Swift.
 enum CoreWorkloads {
     static var all: [Workload] {
-        [insertAndSave, fetchWithPredicateAndSort, predicateEvaluation, predicateParsing, fetchedResultsUpdate]
+        [insertAndSave, fetchWithPredicateAndSort, predicateEvaluation, predicateParsing, fetchedResultsUpdate,
+         NestedWorkloads.childSave]
     }
 
     struct Row {

@@ -22,6 +22,9 @@ struct Workload: Sendable {
         var rateUnit: String
         /// The inputs' size and anything else the row should say ("100k objects").
         var note: String?
+        /// When set, each side prepares its run itself (untimed) and returns the seconds of the part measured; `ours`
+        /// and `anchor` are then unused.
+        var sampled: (ours: () throws -> Double, anchor: () throws -> Double)?
 
         init(ours: @escaping () throws -> Void, anchor: (() throws -> Void)?, items: Int? = nil,
              rateUnit: String = "/s", note: String? = nil)
@@ -31,6 +34,14 @@ struct Workload: Sendable {
             self.items = items
             self.rateUnit = rateUnit
             self.note = note
+        }
+
+        /// A pair whose sides time part of each run themselves (see ``sampled``).
+        init(sampledOurs: @escaping () throws -> Double, sampledAnchor: @escaping () throws -> Double,
+             note: String? = nil)
+        {
+            self.init(ours: {}, anchor: {}, note: note)
+            self.sampled = (sampledOurs, sampledAnchor)
         }
     }
 }
@@ -61,7 +72,9 @@ struct Harness {
         let runs = Figure.Runs.standard(quick: quick)
         var ours: Figure
         var anchor: Figure?
-        if let anchorBody = timed.anchor {
+        if let sampled = timed.sampled {
+            (ours, anchor) = try Figure.samplingPair(runs, unit: "s", ours: sampled.ours, anchor: sampled.anchor)
+        } else if let anchorBody = timed.anchor {
             (ours, anchor) = try Figure.timingPair(runs, ours: timed.ours, anchor: anchorBody)
         } else {
             ours = try Figure.timing(runs, timed.ours)

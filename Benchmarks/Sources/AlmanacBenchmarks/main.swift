@@ -35,6 +35,7 @@ func finish(_ rows: [ResultRow], defaultName: String) throws {
 switch mode {
 case "core":
     let rows = Harness(quick: quick, filter: filter).run(CoreWorkloads.all)
+    NestedWorkloads.removeFolder()
     try finish(rows, defaultName: "core")
 case "grdb":
     let rows = Harness(quick: quick, filter: filter).run(GRDBWorkloads.all)

@@ -51,24 +51,6 @@ public struct ContextDidSave: Sendable, Hashable {
     }
 }
 
-/// What a save does when objects changed in their store since the context read them (optimistic locking), and when
-/// new objects break a uniqueness constraint (see ``EntityDescription/uniquenessConstraints``).
-///
-/// For uniqueness conflicts the resolving policies act as Core Data's by-property merge policies: one object
-/// survives (the saved one, else the first new one) and takes the other new objects' relationships; they are
-/// deleted. A saved object changed into another's values cannot be resolved: that save fails whatever the policy.
-public enum MergePolicy: Sendable, Hashable {
-    /// The save fails with ``StoreError/Code/mergeConflict`` or ``StoreError/Code/constraintConflict`` listing the
-    /// objects; nothing is written.
-    case error
-    /// The store's values win: conflicting objects drop their unsaved changes, and the rest is saved. A new object
-    /// that shares a saved object's constrained values is merged into it, whose values stay.
-    case storeWins
-    /// The context's values win: they overwrite what is in the store. A new object that shares a saved object's
-    /// constrained values is merged into it, and its values overwrite the saved ones (an "upsert").
-    case inMemoryWins
-}
-
 /// Changes collected for the next objects-did-change event.
 struct PendingNotification {
     /// Objects inserted since the last event, in order, perhaps twice or since deleted or undone: the event takes

@@ -18,7 +18,7 @@ extension ManagedObjectContext {
             throw StoreError(code: .invalidFetchRequest, message: message, context: context)
         }
         let objects = try fetchObjects(request)
-        if !request.relationshipKeyPathsForPrefetching.isEmpty, request.fetchBatchSize <= 0 {
+        if !request.relationshipKeyPathsForPrefetching.isEmpty, request.fetchBatchSize <= 0, parent == nil {
             try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
         }
         return objects
@@ -30,6 +30,7 @@ extension ManagedObjectContext {
         checkStores()
         processPendingChanges()
         let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
+        if parent != nil { return try fetchThroughParent(request, names: Set(names)) }
         let propertiesToFetch = request.propertyNamesToFetch
         guard request.includesPendingChanges, hasPendingChanges else {
             // Read before the fetch: a save committing meanwhile makes the values read count as older than they are.
@@ -120,7 +121,7 @@ extension ManagedObjectContext {
         let entity = try entity(named: request.entityName)
         checkStores()
         processPendingChanges()
-        guard request.includesPendingChanges, hasPendingChanges else {
+        guard parent != nil || (request.includesPendingChanges && hasPendingChanges) else {
             let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
             let total = try persistentStoreCoordinator.count(entity: entity, entityNames: names,
                                                              predicate: request.predicate,

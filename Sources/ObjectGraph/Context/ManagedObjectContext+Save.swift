@@ -7,11 +7,14 @@ extension ManagedObjectContext {
     /// ``ValidationError`` (``ValidationError/Code/multipleErrors`` when there are several); new objects are routed
     /// to stores (the assigned store, else the only writable store whose configuration holds the entity, else the
     /// first of several unless the coordinator routes strictly). On any failure nothing is written and the context
-    /// keeps its changes. A successful save empties the undo stack.
+    /// keeps its changes. The undo stack is kept (see ``canUndo``). The context's ``mergePolicy`` resolves
+    /// conflicts with the stores. A child context (``init(parent:)``) validates the same way and then pushes its
+    /// changes into its parent instead (see <doc:NestedContexts>).
     ///
     /// - Throws: ``ValidationError``; ``StoreError`` with ``StoreError/Code/noStoreForEntity``,
-    ///   ``StoreError/Code/ambiguousStore``, ``StoreError/Code/readOnlyStore``, ``StoreError/Code/mergeConflict``
-    ///   (with the default merge policy) or a store's own error.
+    ///   ``StoreError/Code/ambiguousStore``, ``StoreError/Code/readOnlyStore``, ``StoreError/Code/mergeConflict`` or
+    ///   ``StoreError/Code/constraintConflict`` (with the default merge policy), ``StoreError/Code/objectNotFound``
+    ///   (a child whose objects its parent deleted) or a store's own error.
     public func save() throws {
         checkStores()
         processPendingChanges()
@@ -25,6 +28,10 @@ extension ManagedObjectContext {
         }
         processPendingChanges()
         try validateChanges()
+        if let parent {
+            try push(into: parent)
+            return
+        }
         var attempts = 0
         while true {
             attempts += 1
@@ -34,11 +41,7 @@ extension ManagedObjectContext {
                 finishSave(plan)
                 return
             } catch let error as StoreError where error.code == .mergeConflict && attempts < 3 {
-                switch mergePolicy {
-                case .error: throw error
-                case .storeWins: resolveConflictsForStore(error.objectIDs)
-                case .inMemoryWins: try resolveConflictsForContext(error.objectIDs)
-                }
+                try resolveMergeConflicts(error)
             } catch var error as StoreError where error.code == .constraintConflict {
                 guard mergePolicy != .error, attempts < 3,
                       try resolveConstraintConflicts(error.constraintConflicts, plan: plan) else {
@@ -58,16 +61,20 @@ extension ManagedObjectContext {
 
     /// Gives new objects permanent IDs now (routing them to their stores), without saving them.
     ///
+    /// In a child context, objects inserted in it or pushed into it by a save take part; the new IDs reach the
+    /// context's ancestors and descendants too.
+    ///
     /// - Throws: the routing errors of ``save()``.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
-        for object in objects where object.objectID.isTemporaryID && object.isInsertedFlag {
+        var renamed: [(ManagedObjectID, ManagedObjectID)] = []
+        for object in objects where object.objectID.isTemporaryID && !object.isDeletedFlag {
+            guard object.managedObjectContext === self else { continue }
             let store = try persistentStoreCoordinator.storeForNewObject(
                 of: object.entity, assigned: assignedStores[ObjectIdentifier(object)])
             let id = try persistentStoreCoordinator.newObjectIDs(entityName: object.entity.name, in: store, count: 1)[0]
-            registered[object.objectID] = nil
-            object.objectID = id
-            registered[id] = object
+            renamed.append((object.objectID, id))
         }
+        if !renamed.isEmpty { root.adoptPermanentIDs(renamed) }
     }
 
     // MARK: Validation
@@ -288,6 +295,7 @@ extension ManagedObjectContext {
     private func finishSave(_ plan: SavePlan) {
         // Unregistered first, registered again after: in one loop the registry would switch between the tables of
         // temporary and permanent IDs at every object.
+        let renamed = childLinks.isEmpty ? [] : renames(of: plan.insertedObjects, to: plan.insertedIDs)
         for object in plan.insertedObjects { registered[object.objectID] = nil }
         for (object, newID) in zip(plan.insertedObjects, plan.insertedIDs) {
             object.objectID = newID
@@ -296,6 +304,7 @@ extension ManagedObjectContext {
             object.version = 1
             object.snapshot = nil
         }
+        if !renamed.isEmpty { adoptPermanentIDsInChildren(renamed) }
         for object in plan.updatedObjects {
             object.version += 1
             object.snapshot = nil
@@ -315,7 +324,6 @@ extension ManagedObjectContext {
         deleted.removeAll()
         changed.removeAll()
         assignedStores.removeAll()
-        removeAllUndoActions()
         pending = PendingNotification()
         for objects in [plan.insertedObjects, plan.updatedObjects, plan.deletedObjects] {
             for object in objects { object.didSave() }
@@ -336,9 +344,9 @@ extension ManagedObjectContext {
 
     /// Resolves conflicts of new objects with each other or with saved objects by the merge policy, as Core Data's
     /// by-property merge policies do: one object survives (the saved one, else the first new one) and takes the
-    /// others' relationships, and with ``MergePolicy/inMemoryWins`` their attribute values too (the last one's
-    /// win); the others are deleted. Returns `false`, changing nothing, when a conflict involves a saved object
-    /// the save changes: the save then fails.
+    /// others' relationships, and with ``MergePolicy/mergeByPropertyObjectTrump`` and ``MergePolicy/overwrite``
+    /// their attribute values too (the last one's win); the others are deleted. Returns `false`, changing nothing,
+    /// when a conflict involves a saved object the save changes: the save then fails.
     private func resolveConstraintConflicts(_ conflicts: [ConstraintConflict], plan: SavePlan) throws -> Bool {
         let newObjects = Dictionary(zip(plan.insertedIDs, plan.insertedObjects), uniquingKeysWith: { first, _ in first })
         guard !conflicts.isEmpty,
@@ -349,7 +357,7 @@ extension ManagedObjectContext {
             var duplicates = conflict.conflictingObjectIDs.map { newObjects[$0]! }
             let survivor = try conflict.databaseObjectID.map(existingObject(with:)) ?? duplicates.removeFirst()
             for duplicate in duplicates where !duplicate.isDeletedFlag {
-                merge(duplicate, into: survivor, valuesWin: mergePolicy == .inMemoryWins)
+                merge(duplicate, into: survivor, valuesWin: mergePolicy.keepsInMemoryValues)
                 delete(duplicate)
             }
         }
@@ -381,36 +389,6 @@ extension ManagedObjectContext {
                 }
             default:
                 break
-            }
-        }
-    }
-
-    // MARK: Merge conflicts
-
-    private func resolveConflictsForStore(_ ids: [ManagedObjectID]) {
-        for id in ids {
-            guard let object = registered[id] else { continue }
-            refresh(object, mergeChanges: false)
-            if (try? persistentStoreCoordinator.record(for: id)) == nil {
-                forget(object)
-                object.storage = .invalid
-            }
-        }
-    }
-
-    private func resolveConflictsForContext(_ ids: [ManagedObjectID]) throws {
-        for id in ids {
-            guard let object = registered[id] else { continue }
-            if let record = try persistentStoreCoordinator.record(for: id) {
-                object.version = record.version
-            } else if object.isDeletedFlag {
-                forget(object)
-                object.managedObjectContext = nil
-            } else {
-                changed.remove(object)
-                object.isInsertedFlag = true
-                object.snapshot = nil
-                inserted.add(object)
             }
         }
     }

@@ -9,13 +9,42 @@ enum UndoOperation {
     case delete(ManagedObject, wasInserted: Bool)
 }
 
+/// The changes made between two ``ManagedObjectContext/processPendingChanges()`` calls, undone and redone together.
+struct UndoGroup {
+    var operations: [UndoOperation]
+    /// The name a user interface shows for it ("Undo Rename"); empty when none was given.
+    var actionName: String
+}
+
 extension ManagedObjectContext {
     // MARK: Undo and redo
 
     /// Whether there is a group of changes to undo (including changes not yet closed into a group).
+    ///
+    /// As in Core Data, a save leaves the undo stack as it is: changes saved can be undone, and the undo is then an
+    /// unsaved change of its own (undoing an insertion that was saved deletes the object, undoing a saved deletion
+    /// inserts it again). ``rollback()`` and ``reset()`` empty the stack.
     public var canUndo: Bool { !undoStack.isEmpty || !openGroup.isEmpty }
     /// Whether there is an undone group to redo.
     public var canRedo: Bool { !redoStack.isEmpty }
+
+    /// The action name of the group ``undo()`` would reverse (empty when it has none, or there is nothing to undo).
+    public var undoActionName: String {
+        openGroup.isEmpty ? undoStack.last?.actionName ?? "" : openActionName
+    }
+
+    /// The action name of the group ``redo()`` would repeat (empty when it has none, or there is nothing to redo).
+    public var redoActionName: String { redoStack.last?.actionName ?? "" }
+
+    /// Names the current group of changes for a user interface (Core Data's `undoManager.setActionName(_:)`): the
+    /// changes made since the last ``processPendingChanges()``, or, when there are none, the last group closed.
+    public func setActionName(_ name: String) {
+        if openGroup.isEmpty, !undoStack.isEmpty {
+            undoStack[undoStack.count - 1].actionName = name
+        } else {
+            openActionName = name
+        }
+    }
 
     /// Whether changes are recorded for undo now (callers may skip building an operation otherwise).
     var isRecordingUndo: Bool { isUndoRegistrationEnabled && !isApplyingUndo }
@@ -28,8 +57,14 @@ extension ManagedObjectContext {
 
     func closeUndoGroup() {
         guard !openGroup.isEmpty else { return }
-        undoStack.append(openGroup)
+        undoStack.append(UndoGroup(operations: openGroup, actionName: openActionName))
         openGroup = []
+        openActionName = ""
+        trimUndoStack()
+    }
+
+    /// Drops the oldest groups beyond ``undoLevels``.
+    func trimUndoStack() {
         if undoLevels > 0, undoStack.count > undoLevels { undoStack.removeFirst(undoStack.count - undoLevels) }
     }
 
@@ -38,7 +73,7 @@ extension ManagedObjectContext {
         closeUndoGroup()
         guard let group = undoStack.popLast() else { return }
         isApplyingUndo = true
-        for operation in group.reversed() { apply(operation, forward: false) }
+        for operation in group.operations.reversed() { apply(operation, forward: false) }
         isApplyingUndo = false
         redoStack.append(group)
         processPendingChanges()
@@ -49,9 +84,10 @@ extension ManagedObjectContext {
         closeUndoGroup()
         guard let group = redoStack.popLast() else { return }
         isApplyingUndo = true
-        for operation in group { apply(operation, forward: true) }
+        for operation in group.operations { apply(operation, forward: true) }
         isApplyingUndo = false
         undoStack.append(group)
+        trimUndoStack()
         processPendingChanges()
     }
 
@@ -60,8 +96,12 @@ extension ManagedObjectContext {
         undoStack.removeAll()
         redoStack.removeAll()
         openGroup.removeAll()
+        openActionName = ""
     }
 
+    /// Applies one operation backwards (undo) or forwards (redo). Insertions and deletions look at the object's
+    /// state now, since a save may have come in between: an object whose insertion was saved is deleted (not
+    /// simply dropped), and one whose deletion was saved is inserted again.
     private func apply(_ operation: UndoOperation, forward: Bool) {
         switch operation {
         case let .set(object, index, old, new):
@@ -80,27 +120,55 @@ extension ManagedObjectContext {
             if forward { storage.remove(target) } else { storage.insert(target, at: position) }
             noteChanged(object, notify: true)
         case let .insert(object):
-            if forward {
-                object.managedObjectContext = self
-                object.isInsertedFlag = true
-                registered[object.objectID] = object
-                inserted.add(object)
-                pending.inserted.append(object)
-            } else {
-                forget(object)
-                object.isInsertedFlag = false
-                object.managedObjectContext = nil
-                pending.deleted.add(object)
-            }
-        case let .delete(object, wasInserted):
-            if forward {
-                object.isDeletedFlag = true
-                if wasInserted { inserted.remove(object) } else { deleted.add(object) }
-                pending.deleted.add(object)
-            } else {
-                undelete(object)
-            }
+            if forward { reinsert(object) } else { unmake(object) }
+        case let .delete(object, _):
+            if forward { redelete(object) } else { reinsert(object) }
         }
+    }
+
+    /// Brings an object back into the context: a deleted one is undeleted, one that left it (its insertion undone,
+    /// or its deletion saved) is inserted again.
+    private func reinsert(_ object: ManagedObject) {
+        if object.managedObjectContext === self, object.isDeletedFlag {
+            undelete(object)
+            return
+        }
+        guard object.managedObjectContext == nil else { return }
+        if object.storage == .invalid { object.storage = .loaded }
+        object.snapshot = nil
+        object.managedObjectContext = self
+        object.isInsertedFlag = true
+        registered[object.objectID] = object
+        inserted.add(object)
+        pending.inserted.append(object)
+    }
+
+    /// Reverses an insertion: an unsaved object leaves the context, a saved one is deleted.
+    private func unmake(_ object: ManagedObject) {
+        guard object.managedObjectContext === self else { return }
+        if object.isInsertedFlag {
+            forget(object)
+            object.isInsertedFlag = false
+            object.isDeletedFlag = false
+            object.managedObjectContext = nil
+            // Observers (a fetched results controller) hear an undone insertion as a deletion.
+            pending.deleted.add(object)
+        } else {
+            redelete(object)
+        }
+    }
+
+    /// Deletes an object again (delete rules are not applied: their changes are operations of the same group).
+    private func redelete(_ object: ManagedObject) {
+        guard object.managedObjectContext === self, !object.isDeletedFlag else { return }
+        object.isDeletedFlag = true
+        if object.isInsertedFlag {
+            inserted.remove(object)
+            deletedWhileInserted.add(object)
+        } else {
+            deleted.add(object)
+        }
+        pending.deleted.add(object)
     }
 
     // MARK: Discarding changes
@@ -186,7 +254,7 @@ extension ManagedObjectContext {
             pending.refreshed.add(object)
             return
         }
-        guard let record = try? persistentStoreCoordinator.record(for: object.objectID) else { return }
+        guard let record = try? sourceRecord(for: object.objectID) else { return }
         let local = object.changedSlots().map { ($0, object.slots[$0]) }
         object.apply(record, in: self)
         if !local.isEmpty {

@@ -4,10 +4,13 @@ import Foundation
 ///
 /// A context and its objects belong to one isolation domain (a task, an actor, a thread): neither is `Sendable`,
 /// so the compiler keeps them there. Other domains get object IDs and `Sendable` events. Several contexts can share
-/// one coordinator; merge one's saves into another with ``mergeChanges(fromContextDidSave:)``.
+/// one coordinator; merge one's saves into another with ``mergeChanges(fromContextDidSave:)``. A child context
+/// (``init(parent:)``) saves into its parent instead of the stores: see <doc:NestedContexts>.
 public final class ManagedObjectContext {
-    /// The coordinator the context fetches from and saves to.
+    /// The coordinator the context fetches from and saves to (a child's is its parent's).
     public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The context this one saves into (Core Data's `parent`); `nil` for a context that saves to the stores.
+    public let parent: ManagedObjectContext?
     /// A name for logs and events.
     public var name: String?
     /// What a save does when objects changed in the store since the context read them.
@@ -16,8 +19,10 @@ public final class ManagedObjectContext {
     public var isUndoRegistrationEnabled = true {
         didSet { link.recordsUndo = isRecordingUndo }
     }
-    /// How many undo groups are kept (0: no limit).
-    public var undoLevels = 0
+    /// How many undo groups are kept (0, the default: no limit); setting it drops the oldest groups beyond it.
+    public var undoLevels = 0 {
+        didSet { trimUndoStack() }
+    }
 
     let registered = ObjectRegistry()
     // The lists below change for every object inserted, changed or deleted. As with `ManagedObject`'s state, the
@@ -36,9 +41,14 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
     var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
-    var undoStack: [[UndoOperation]] = []
-    var redoStack: [[UndoOperation]] = []
+    var undoStack: [UndoGroup] = []
+    var redoStack: [UndoGroup] = []
     var openGroup: [UndoOperation] = []
+    /// The action name given to the open group (see ``setActionName(_:)``).
+    var openActionName = ""
+    /// The links of the child contexts made on this one, so that the permanent IDs a save gives reach them; a
+    /// link whose context went away is dropped when the next child is made.
+    var childLinks: [Link] = []
     var isApplyingUndo = false {
         didSet { link.recordsUndo = isRecordingUndo }
     }
@@ -85,8 +95,13 @@ public final class ManagedObjectContext {
     let link = Link()
 
     /// Creates a context on a coordinator.
-    public init(coordinator: PersistentStoreCoordinator) {
+    public convenience init(coordinator: PersistentStoreCoordinator) {
+        self.init(coordinator: coordinator, parent: nil)
+    }
+
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
         self.persistentStoreCoordinator = coordinator
+        self.parent = parent
         self.knownStoreGeneration = coordinator.storeGeneration
         link.context = self
     }
@@ -196,7 +211,7 @@ public final class ManagedObjectContext {
         if let object = registered[objectID], !object.isFault, !object.isInvalid {
             return object
         }
-        guard let record = try persistentStoreCoordinator.record(for: objectID) else {
+        guard let record = try sourceRecord(for: objectID) else {
             throw StoreError(code: .objectNotFound,
                              message: "No attached store holds \(objectID.uriRepresentation().absoluteString).",
                              context: ErrorContext(entityName: objectID.entityName, objectID: objectID))
@@ -243,7 +258,7 @@ public final class ManagedObjectContext {
             }
         }
         if let batch = object.faultBatch, fulfillFaults(of: batch) { return }
-        if let record = try? persistentStoreCoordinator.record(for: object.objectID) {
+        if let record = try? sourceRecord(for: object.objectID) {
             object.apply(record, in: self)
             object.awakeFromFetch()
         } else {
@@ -320,9 +335,7 @@ public final class ManagedObjectContext {
         }
         for (key, store) in assignedStores where !live.contains(store.identifier) { assignedStores[key] = nil }
         if !invalidated.isEmpty {
-            undoStack.removeAll()
-            redoStack.removeAll()
-            openGroup.removeAll()
+            removeAllUndoActions()
             pending.invalidated.formUnion(invalidated)
         }
     }

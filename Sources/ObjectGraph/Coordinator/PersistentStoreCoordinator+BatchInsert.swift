@@ -14,10 +14,11 @@ extension PersistentStoreCoordinator {
     ///
     /// Objects that break a uniqueness constraint (see ``EntityDescription/uniquenessConstraints``) fail the batch
     /// with ``StoreError/Code/constraintConflict`` under the default ``MergePolicy/error``. With
-    /// ``MergePolicy/inMemoryWins`` an object sharing a saved object's constrained values updates that object's
+    /// ``MergePolicy/mergeByPropertyObjectTrump`` (or ``MergePolicy/overwrite``) an object sharing a saved object's constrained values updates that object's
     /// attributes instead of being inserted (an "upsert", as Core Data's batch inserts do under
     /// `NSMergeByPropertyObjectTrumpMergePolicy`; the saved object keeps the attributes a dictionary leaves out, and
-    /// its relationships); with ``MergePolicy/storeWins`` it is left out. Objects of the batch that
+    /// its relationships); with ``MergePolicy/mergeByPropertyStoreTrump`` (or ``MergePolicy/rollback``) it is left
+    /// out. Objects of the batch that
     /// share values with each other are inserted once: the last of them, or the first. The result's IDs name, for
     /// each object, the object that holds its values. `ManagedObjectContext/execute(_:)` passes the context's
     /// merge policy.
@@ -91,8 +92,9 @@ extension PersistentStoreCoordinator {
     }
 
     /// Resolves a batch's uniqueness conflicts by the merge policy (see ``execute(_:mergePolicy:)``): objects that
-    /// share a saved object's values update it (``MergePolicy/inMemoryWins``, the last one's values) or are dropped
-    /// (``MergePolicy/storeWins``); objects of the batch that share values with each other are kept once (the last
+    /// share a saved object's values update it (``MergePolicy/mergeByPropertyObjectTrump`` and
+    /// ``MergePolicy/overwrite``: the last one's values) or are dropped (``MergePolicy/mergeByPropertyStoreTrump`` and
+    /// ``MergePolicy/rollback``); objects of the batch that share values with each other are kept once (the last
     /// or the first). An upsert writes the positions `givenPositions` lists for the object (by its place in `ids`);
     /// without them, every attribute. Throws the error when a conflict cannot be resolved so.
     private func resolveConstraintConflicts(_ error: StoreError, in changes: inout StoreChanges,
@@ -112,7 +114,7 @@ extension PersistentStoreCoordinator {
         for conflict in error.constraintConflicts {
             let positions = conflict.conflictingObjectIDs.compactMap { insertedPositions[$0] }
             guard positions.count == conflict.conflictingObjectIDs.count else { throw error }
-            let winner = mergePolicy == .inMemoryWins ? positions.last! : positions.first!
+            let winner = mergePolicy.keepsInMemoryValues ? positions.last! : positions.first!
             guard let saved = conflict.databaseObjectID else {
                 for position in positions where position != winner {
                     dropped.insert(changes.inserted[position].objectID)
@@ -126,7 +128,7 @@ extension PersistentStoreCoordinator {
                 dropped.insert(changes.inserted[position].objectID)
                 survivorOf[changes.inserted[position].objectID] = saved
             }
-            guard mergePolicy == .inMemoryWins else { continue }
+            guard mergePolicy.keepsInMemoryValues else { continue }
             // The values the winner was given; the saved object keeps its other attributes and its relationships,
             // which batches cannot set.
             guard case .row(_, var row) = changes.inserted[winner].storage else { throw error }

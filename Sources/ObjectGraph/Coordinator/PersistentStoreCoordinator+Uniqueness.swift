@@ -34,7 +34,7 @@ extension PersistentStoreCoordinator {
         var error = StoreError(
             code: .constraintConflict,
             message: "The save breaks a uniqueness constraint: \(shown)\(more). Change the values, or set a merge "
-                + "policy that resolves the conflicts (the context's inMemoryWins or storeWins).",
+                + "policy that resolves the conflicts (mergeByPropertyObjectTrump or mergeByPropertyStoreTrump).",
             context: ErrorContext(entityName: conflicts[0].entityName, key: conflicts[0].constraint.joined(separator: ",")),
             objectIDs: conflicts.flatMap { $0.conflictingObjectIDs + [$0.databaseObjectID].compactMap { $0 } })
         error.constraintConflicts = conflicts
@@ -105,13 +105,21 @@ extension PersistentStoreCoordinator {
             }
         }
 
-        return order.compactMap { key in
+        let found = order.filter { groups[$0]!.count > 1 || saved[$0] != nil }
+        guard !found.isEmpty else { return [] }
+        // Snapshots, as Core Data's conflicts carry them: built only for a save that has conflicts.
+        let recordOf = Dictionary(records.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
+        return try found.map { key in
             let ids = groups[key]!
-            let existing = saved[key]
-            guard ids.count > 1 || existing != nil else { return nil }
-            return ConstraintConflict(entityName: entity.name, constraint: constraint,
-                                      values: key.map { "\($0.base)" }, databaseObjectID: existing,
-                                      conflictingObjectIDs: ids)
+            var conflict = ConstraintConflict(entityName: entity.name, constraint: constraint,
+                                              values: key.map { "\($0.base)" }, databaseObjectID: saved[key],
+                                              conflictingObjectIDs: ids)
+            for (name, value) in zip(constraint, key) { conflict.constraintValues[name] = assumeSendable(value.base) }
+            if let id = saved[key] {
+                conflict.databaseSnapshot = try store.serializingReads { try store.record(for: id) }?.values
+            }
+            conflict.conflictingSnapshots = ids.map { recordOf[$0]?.values ?? [:] }
+            return conflict
         }
     }
 }

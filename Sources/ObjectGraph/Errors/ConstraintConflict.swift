@@ -14,6 +14,13 @@ public struct ConstraintConflict: Sendable, Hashable, CustomStringConvertible {
     public var databaseObjectID: ManagedObjectID?
     /// The objects of the save that have these values, in the order the save lists them.
     public var conflictingObjectIDs: [ManagedObjectID]
+    /// The constrained values the objects share, by attribute (Core Data's `constraintValues`).
+    public var constraintValues: [String: any Sendable] = [:]
+    /// The saved object's values as its store holds them, when there is one (Core Data's `databaseSnapshot`).
+    public var databaseSnapshot: [String: any Sendable]?
+    /// The values each object of ``conflictingObjectIDs`` would have saved, in the same order (Core Data's
+    /// `conflictingSnapshots`). Relationships hold object IDs.
+    public var conflictingSnapshots: [[String: any Sendable]] = []
 
     /// Creates a conflict.
     public init(entityName: String, constraint: [String], values: [String], databaseObjectID: ManagedObjectID?,
@@ -23,6 +30,20 @@ public struct ConstraintConflict: Sendable, Hashable, CustomStringConvertible {
         self.values = values
         self.databaseObjectID = databaseObjectID
         self.conflictingObjectIDs = conflictingObjectIDs
+    }
+
+    /// Conflicts compare by entity, constraint, values and objects (the snapshots are not compared).
+    public static func == (lhs: ConstraintConflict, rhs: ConstraintConflict) -> Bool {
+        lhs.entityName == rhs.entityName && lhs.constraint == rhs.constraint && lhs.values == rhs.values
+            && lhs.databaseObjectID == rhs.databaseObjectID && lhs.conflictingObjectIDs == rhs.conflictingObjectIDs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entityName)
+        hasher.combine(constraint)
+        hasher.combine(values)
+        hasher.combine(databaseObjectID)
+        hasher.combine(conflictingObjectIDs)
     }
 
     public var description: String {

@@ -31,7 +31,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let entityNotInConfiguration = Code(.entityNotInConfiguration)
         /// The object does not exist in its store (deleted, or its store was removed).
         public static let objectNotFound = Code(.objectNotFound)
-        /// Objects were changed in the store since this context read them (optimistic locking).
+        /// Objects were changed in the store since this context read them (optimistic locking);
+        /// ``StoreError/mergeConflicts`` describes them when a context's save reports it.
         public static let mergeConflict = Code(.mergeConflict)
         /// The store was written with a model whose version hashes differ.
         public static let incompatibleModel = Code(.incompatibleModel)
@@ -78,6 +79,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var candidates: [String]
     /// For ``Code/constraintConflict``: each set of objects that would share a uniqueness constraint's values.
     public var constraintConflicts: [ConstraintConflict] = []
+    /// For ``Code/mergeConflict`` from a context's save: each object that changed in its store since the context
+    /// read it, with the context's, the cached and the store's values.
+    public var mergeConflicts: [MergeConflict] = []
     private var underlying: UnderlyingError?
 
     /// The error that caused this one, if any.

@@ -94,6 +94,7 @@ extension ManagedObject {
     }
 
     static func slotValuesEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+        if let lhs, let rhs, let equal = sameTypeValuesEqual(lhs, rhs) { return equal }
         switch (lhs, rhs) {
         case (nil, nil): return true
         case (nil, _), (_, nil): return false
@@ -102,6 +103,23 @@ extension ManagedObject {
         case let (a as ManagedObject, b as ManagedObject): return a === b
         case let (a as AnyHashable, b as AnyHashable): return a == b
         default: return false
+        }
+    }
+
+    /// Two values of one of the common attribute types, compared as that type; `nil` for other values. Casting an
+    /// attribute value to `AnyHashable` looks its conformance up, and casting a string to a class (the
+    /// relationship cases below) goes through the bridging checks: comparing the slots of changed objects that way
+    /// was the largest cost of a save of 10k changed objects (every save asks `isUpdated` several times).
+    private static func sameTypeValuesEqual(_ lhs: Any, _ rhs: Any) -> Bool? {
+        let type = AttributeType.typeIdentifier(of: lhs)
+        guard type == AttributeType.typeIdentifier(of: rhs) else { return nil }
+        switch type {
+        case ObjectIdentifier(String.self): return lhs as? String == rhs as? String
+        case ObjectIdentifier(Int.self): return lhs as? Int == rhs as? Int
+        case ObjectIdentifier(Double.self): return lhs as? Double == rhs as? Double
+        case ObjectIdentifier(Date.self): return lhs as? Date == rhs as? Date
+        case ObjectIdentifier(Bool.self): return lhs as? Bool == rhs as? Bool
+        default: return nil
         }
     }
 

@@ -59,7 +59,7 @@ struct SQLiteStoreTests {
         #expect(Set(error.objectIDs) == [a.objectID, b.objectID])
         let titles = try fixture.context().all("Session", sortedBy: "guid").map { $0.value(forKey: "title") as? String }
         #expect(titles == ["A1"])
-        second.mergePolicy = .storeWins
+        second.mergePolicy = .rollback
         try second.save()
         #expect(try fixture.context().all("Session", sortedBy: "guid").map { $0.value(forKey: "guid") as? String }
             == ["a", "c"])

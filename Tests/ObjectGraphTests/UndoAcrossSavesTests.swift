@@ -1,0 +1,159 @@
+import Foundation
+import ObjectGraph
+import Testing
+@testable import ObjectGraphTestSupport
+
+/// Undo as in Core Data: a save leaves the undo stack alone (what was saved can be undone, and the undo is a new
+/// unsaved change), `rollback()` and `reset()` empty it, `undoLevels` bounds it, and groups carry action names.
+@Suite("Undo across saves")
+struct UndoAcrossSavesTests {
+    private static func guids(_ fixture: Fixture) throws -> [String] {
+        try fixture.context().all("Session", sortedBy: "guid").compactMap { $0.value(forKey: "guid") as? String }
+    }
+
+    @Test(arguments: StoreKind.all)
+    func aSavedChangeOfAValueCanBeUndoneAndRedone(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a", title: "Old")
+        try context.save()
+        session.setValue("New", forKey: "title")
+        try context.save()
+        #expect(context.canUndo)
+
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "Old")
+        #expect(session.isUpdated)
+        try context.save()
+        #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "Old")
+
+        context.redo()
+        try context.save()
+        #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "New")
+    }
+
+    @Test(arguments: StoreKind.all)
+    func undoingASavedInsertionDeletesTheObjectAndUndoingASavedDeletionInsertsIt(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        try context.save()
+        let id = session.objectID
+
+        context.undo()  // the insertion
+        #expect(session.isDeleted)
+        #expect(context.deletedObjects == [session])
+        try context.save()
+        #expect(try Self.guids(fixture).isEmpty)
+
+        context.redo()  // inserted again, under its ID
+        #expect(session.isInserted)
+        try context.save()
+        #expect(try Self.guids(fixture) == ["a"])
+        #expect(session.objectID == id)
+
+        context.delete(session)
+        try context.save()
+        #expect(try Self.guids(fixture).isEmpty)
+        context.undo()  // the deletion
+        #expect(session.isInserted)
+        #expect(session.value(forKey: "guid") as? String == "a")
+        try context.save()
+        #expect(try Self.guids(fixture) == ["a"])
+    }
+
+    @Test func rollbackAndResetEmptyTheStackAndUndoWithNothingChangesNothing() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        context.makeSession("a")
+        try context.save()
+        #expect(context.canUndo)
+        context.rollback()
+        #expect(!context.canUndo)
+        context.undo()
+        #expect(!context.hasChanges)
+        #expect(try Self.guids(fixture) == ["a"])
+
+        context.makeSession("b")
+        try context.save()
+        context.reset()
+        #expect(!context.canUndo && !context.canRedo)
+        context.undo()
+        #expect(!context.hasChanges)
+        #expect(try Self.guids(fixture) == ["a", "b"])
+    }
+
+    @Test func undoLevelsBoundTheStack() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        context.undoLevels = 2
+        let session = context.makeSession("a", title: "0")
+        context.processPendingChanges()
+        for title in ["1", "2", "3"] {
+            session.setValue(title, forKey: "title")
+            context.processPendingChanges()
+        }
+        context.undo()
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "1")
+        #expect(!context.canUndo)
+        context.undo()  // nothing left: the value stays
+        #expect(session.value(forKey: "title") as? String == "1")
+
+        // Lowering the bound drops the oldest groups at once.
+        context.undoLevels = 0
+        for title in ["4", "5", "6"] {
+            session.setValue(title, forKey: "title")
+            context.processPendingChanges()
+        }
+        context.undoLevels = 1
+        context.undo()
+        #expect(session.value(forKey: "title") as? String == "5")
+        #expect(!context.canUndo)
+    }
+
+    @Test func groupsCarryActionNames() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        context.setActionName("Add Session")
+        context.processPendingChanges()
+        session.setValue("Renamed", forKey: "title")
+        context.setActionName("Rename")
+        #expect(context.undoActionName == "Rename")
+        try context.save()
+        #expect(context.undoActionName == "Rename")
+        context.undo()
+        #expect(context.undoActionName == "Add Session")
+        #expect(context.redoActionName == "Rename")
+        context.undo()
+        #expect(context.undoActionName == "")
+        #expect(context.redoActionName == "Add Session")
+        // Naming after the group closed names the last group.
+        context.redo()
+        context.setActionName("Insert")
+        #expect(context.undoActionName == "Insert")
+    }
+
+    /// A child context's undo survives its saves too; an undone insertion becomes a deletion pushed to the parent.
+    @Test func undoInAChildAfterItsSaveDeletesFromTheParent() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let parent = fixture.context()
+        let child = ManagedObjectContext(parent: parent)
+        let note = child.insertNewObject(forEntityName: "Note")
+        try child.save()
+        #expect(parent.insertedObjects.count == 1)
+        child.undo()
+        #expect(note.isDeleted)
+        try child.save()
+        #expect(parent.insertedObjects.isEmpty)
+        try parent.save()
+        #expect(try fixture.context().all("Note").isEmpty)
+    }
+}
