@@ -8,8 +8,10 @@ import Foundation
 public final class ManagedObjectContext {
     /// The coordinator the context fetches from and saves to.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
-    /// A name for logs and events.
+    /// A name for logs and events; persistent history records it with each save (``PersistentHistoryTransaction/contextName``).
     public var name: String?
+    /// Who saves: persistent history records it with each save of this context (Core Data's `transactionAuthor`).
+    public var transactionAuthor: String?
     /// What a save does when objects changed in the store since the context read them.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for ``undo()``. Turn it off for bulk imports.
