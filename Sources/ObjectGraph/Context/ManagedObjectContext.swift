@@ -20,6 +20,8 @@ public final class ManagedObjectContext {
     }
     /// How many undo groups are kept (0: no limit).
     public var undoLevels = 0
+    /// Other contexts' saves waiting to be merged, when ``automaticallyMergesChangesFromParent`` is on.
+    var automaticMerging: AutomaticMerging?
 
     let registered = ObjectRegistry()
     // The lists below change for every object inserted, changed or deleted. As with `ManagedObject`'s state, the
