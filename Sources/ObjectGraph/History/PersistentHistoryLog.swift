@@ -70,8 +70,8 @@ public struct PersistentHistoryLog: Sendable {
     public mutating func truncate(after number: Int64) {
         guard lastTransactionNumber > number else { return }
         transactions.removeAll { $0.transactionNumber > number }
+        // The dropped changes' IDs stay used (a gap), so that no ID is ever given twice.
         lastTransactionNumber = number
-        lastChangeID = transactions.last?.changes.last?.changeID ?? min(lastChangeID, deletedThrough)
     }
 }
 

@@ -250,47 +250,56 @@ struct PersistentHistoryConformanceTests {
     }
 }
 
-/// A coordinator with one store of a kind holding `Item`s (`name` preserved in tombstones, `count`).
-struct HistoryFixture {
-    let folder = TemporaryFolder()
-    let coordinator: PersistentStoreCoordinator
-    let store: PersistentStore
-
-    static func model() -> ManagedObjectModel {
-        let name = AttributeDescription(name: "name", type: .string)
-        name.preservesValueInHistoryOnDeletion = true
-        let item = EntityDescription(
-            name: "Item",
-            properties: [
-                name, AttributeDescription(name: "count", type: .integer64),
-                AttributeDescription(name: "scratch", type: .string).transient(),
-            ])
-        return ManagedObjectModel(entities: [item])
+extension PersistentHistoryConformanceTests {
+    /// A crash between renaming the history side file and renaming the store file leaves the side file one save
+    /// ahead: on the next load the history is cut back to the store's own last transaction.
+    @Test(arguments: kinds.filter { $0.type == .binary || $0.type == .xml })
+    func aHistoryFileAheadOfItsStoreIsCutBackOnLoad(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("history.\(kind.fileExtension)")
+        let kept = folder.file("kept.\(kind.fileExtension)")
+        do {
+            let fixture = try HistoryFixture(kind, url: url)
+            let context = fixture.context()
+            context.makeItem("a")
+            try context.save()
+            try FileManager.default.copyItem(at: url, to: kept)
+            context.makeItem("b")
+            try context.save()
+            let sideFile = try #require((fixture.store as? AtomicStore)?.historyFileURL)
+            #expect(FileManager.default.fileExists(atPath: sideFile.path))
+        }
+        // The store file as it was after the first save; the side file as after the second.
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.moveItem(at: kept, to: url)
+        let reopened = try HistoryFixture(kind, url: url)
+        let context = reopened.context()
+        let transactions = try context.fetchHistory(.fetchHistory(after: nil as PersistentHistoryToken?))
+        #expect(transactions.count == 1)
+        #expect(try context.all("Item").count == 1)
+        context.makeItem("c")
+        try context.save()
+        let after = try context.fetchHistory(.fetchHistory(after: nil as PersistentHistoryToken?))
+        #expect(after.map(\.transactionNumber) == [1, 2])
     }
 
-    init(_ kind: StoreKind, tracking: Bool = true, url: URL? = nil, readOnly: Bool = false) throws {
-        _ = StoreKind.all
-        coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
-        var options: PersistentStoreOptions = [.persistentHistoryTracking: tracking]
-        if readOnly { options[.readOnly] = true }
-        store = try coordinator.addPersistentStore(
-            type: kind.type, at: url ?? folder.file("history.\(kind.fileExtension)"), options: options)
-    }
-
-    func context(author: String? = nil, name: String? = nil) -> ManagedObjectContext {
-        let context = ManagedObjectContext(coordinator: coordinator)
-        context.transactionAuthor = author
-        context.name = name
-        return context
-    }
-}
-
-extension ManagedObjectContext {
-    @discardableResult
-    func makeItem(_ name: String, count: Int = 0) -> ManagedObject {
-        let item = insertNewObject(forEntityName: "Item")
-        item.setValue(name, forKey: "name")
-        item.setValue(count, forKey: "count")
-        return item
+    @Test(arguments: kinds.filter { $0.type == .binary || $0.type == .xml })
+    func aDamagedHistoryFileIsReportedAndTheStoreIsNotAdded(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("history.\(kind.fileExtension)")
+        let sideFile: URL
+        do {
+            let fixture = try HistoryFixture(kind, url: url)
+            let context = fixture.context()
+            context.makeItem("a")
+            try context.save()
+            sideFile = try #require((fixture.store as? AtomicStore)?.historyFileURL)
+        }
+        try Data("not history".utf8).write(to: sideFile)
+        #expect(throws: StoreError(code: .corruptFile, message: "")) { try HistoryFixture(kind, url: url) }
+        #expect(try Data(contentsOf: sideFile) == Data("not history".utf8))
+        // Without tracking the store opens and the side file is left alone.
+        let plain = try HistoryFixture(kind, tracking: false, url: url)
+        #expect(try plain.context().all("Item").count == 1)
     }
 }
