@@ -150,6 +150,7 @@ struct WireProtocolDocumentTests {
         case .get, .update: _ = try WireResponse.Get(json: body)
         case .insert: _ = try WireResponse.Insert(json: body)
         case .changes: _ = try WireResponse.Changes(json: body)
+        case .history: _ = try WireResponse.History(json: body)
         case .subscribe: _ = try WireResponse.Subscribed(json: body)
         case .stats: _ = try WireResponse.Stats(json: body)
         }

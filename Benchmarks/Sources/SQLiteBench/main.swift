@@ -455,6 +455,74 @@ rows.append(ResultRow(workload: "SQLite one object per save (WAL): synchronous F
                       note: "\(durableCount) saves through a context; FULL is the personal store's setting since "
                         + "#24 (a write is on disk before its reply), NORMAL the one before"))
 
+// MARK: 6. Persistent history: fetch 10k transactions
+
+// Issue 27: reading what changed must cost about what reading the rows costs. 10k saves of one object each, with
+// history tracking, then the whole history fetched through the coordinator against the raw C API reading the same
+// rows (the same join of the history tables, each column read into a Swift value).
+let historyCount = quick ? 2_000 : 10_000
+let historyURL = folder.appendingPathComponent("history.sqlite")
+let historyCoordinator = PersistentStoreCoordinator(managedObjectModel: SQLiteWorkloadData.model())
+let historyStore = try historyCoordinator.addPersistentStore(type: .sqlite, at: historyURL,
+                                                             options: [.persistentHistoryTracking: true])
+do {
+    let keys = try historyStore.newReferenceKeys(forEntityName: "Row", count: historyCount)
+    for (index, key) in keys.enumerated() {
+        var changes = StoreChanges()
+        changes.inserted = [StoreRecord(objectID: historyStore.objectID(forEntityName: "Row", referenceKey: key),
+                                        values: SQLiteWorkloadData.rowValues(index, count: historyCount))]
+        changes.history = PersistentHistoryRecording(author: "bench", contextName: "history")
+        try historyStore.prepareSave(changes).commit()
+    }
+}
+
+@MainActor
+func historyFetchSeconds() throws -> Double {
+    let started = Date()
+    let transactions = try historyCoordinator.fetchHistory(.fetchHistory(after: nil as PersistentHistoryToken?))
+    let elapsed = Date().timeIntervalSince(started)
+    precondition(transactions.count == historyCount)
+    sink &+= transactions.count
+    return elapsed
+}
+
+@MainActor
+func rawHistorySeconds() -> Double {
+    let db = openRaw(historyURL.path)
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT t.Z_PK, t.ZTIMESTAMP, t.ZAUTHOR, t.ZCONTEXTNAME, c.Z_PK, c.ZCHANGETYPE, "
+        + "c.ZENTITYNAME, c.ZENTITYPK, c.ZCOLUMNS, c.ZTOMBSTONE FROM ZOGHISTORYTRANSACTION t LEFT JOIN "
+        + "ZOGHISTORYCHANGE c ON c.ZTRANSACTIONID = t.Z_PK ORDER BY t.Z_PK, c.Z_PK", -1, &statement, nil)
+    defer { sqlite3_finalize(statement) }
+    func text(_ index: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(statement, index) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))),
+                      as: UTF8.self)
+    }
+    struct RawChange { var transaction, change, type, key: Int64; var time: Double; var author, context, entity: String? }
+    let started = Date()
+    var read: [RawChange] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+        read.append(RawChange(transaction: sqlite3_column_int64(statement, 0), change: sqlite3_column_int64(statement, 4),
+                              type: sqlite3_column_int64(statement, 5), key: sqlite3_column_int64(statement, 7),
+                              time: sqlite3_column_double(statement, 1), author: text(2), context: text(3),
+                              entity: text(6)))
+    }
+    let elapsed = Date().timeIntervalSince(started)
+    precondition(read.count == historyCount)
+    sink &+= read.count
+    return elapsed
+}
+let (historyFetch, rawHistory) = try Figure.samplingPair(runs, unit: "s", ours: historyFetchSeconds,
+                                                         anchor: rawHistorySeconds)
+rows.append(ResultRow(workload: "SQLite history fetch of \(historyCount) transactions vs raw C API reading the rows",
+                      ours: historyFetch.rate(items: Double(historyCount), unit: "transactions/s"),
+                      anchor: rawHistory.rate(items: Double(historyCount), unit: "transactions/s"),
+                      target: .ratioAtLeast(0.5),
+                      note: "one insert per transaction; coordinator.fetchHistory(after: nil) against the same join "
+                        + "read with sqlite3_step into Swift values"))
+
 // MARK: Output
 
 func line(_ name: String, _ time: Double, _ count: Int) -> String {

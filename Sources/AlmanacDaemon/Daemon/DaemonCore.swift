@@ -65,6 +65,8 @@ public final class DaemonCore: Sendable {
                     options: [
                         .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
                         .sqliteSynchronousFull: true,
+                        // Each write is recorded with its author (the client's uid and request id): `history`.
+                        .persistentHistoryTracking: true,
                     ])
             } catch {
                 throw ConfigurationError(message: "cannot open the personal store \(personalURL.path): \(error)")

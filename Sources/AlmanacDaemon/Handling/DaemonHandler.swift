@@ -31,7 +31,12 @@ public struct DaemonHandler: RequestHandler {
 
     public func handle(_ request: WireRequest, peer: PeerCredentials) async throws -> DaemonReply {
         let handler = self
-        return try await storeThreads.run { try handler.reply(to: request) }
+        var author: String?
+        if request.operation?.isWrite == true {
+            author = QueryEngine.historyAuthor(peer: peer, requestID: request.id)
+        }
+        let recorded = author
+        return try await storeThreads.run { try handler.reply(to: request, author: recorded) }
     }
 
     /// The answer to a request: the one place where every operation is dispatched to the code that answers it.
@@ -39,9 +44,11 @@ public struct DaemonHandler: RequestHandler {
     /// Synchronous and blocking (the coordinator waits in its gate): ``handle(_:peer:)`` runs it on the store threads;
     /// tests call it directly.
     ///
+    /// - Parameter author: who asks, recorded with writes in the persistent history (see
+    ///   ``QueryEngine/historyAuthor(peer:requestID:)``).
     /// - Throws: a `WireError` with the protocol's error code (`unknown_op`, `bad_request` for a
     ///   body that does not decode, and each operation's own).
-    public func reply(to request: WireRequest) throws(WireError) -> DaemonReply {
+    public func reply(to request: WireRequest, author: String? = nil) throws(WireError) -> DaemonReply {
         switch try WireCommand(request) {
         case .hello: return .hello(engine.hello())
         case .ping: return .empty
@@ -51,12 +58,13 @@ public struct DaemonHandler: RequestHandler {
         case .count(let fetch): return .count(try engine.count(fetch, key: ReplyCache.Key(request)))
         case .template(let template): return .fetch(try engine.template(template, key: ReplyCache.Key(request)))
         case .get(let get): return .object(try engine.get(get))
-        case .insert(let insert): return .insert(try engine.insert(insert))
-        case .update(let update): return .object(try engine.update(update))
+        case .insert(let insert): return .insert(try engine.insert(insert, author: author))
+        case .update(let update): return .object(try engine.update(update, author: author))
         case .delete(let delete):
-            try engine.delete(delete)
+            try engine.delete(delete, author: author)
             return .empty
         case .changes(let changes): return .changes(try engine.changes(changes))
+        case .history(let history): return .history(try engine.history(history))
         // The server starts the event stream once this answer is written (``subscribe(peer:)``).
         case .subscribe(let subscribe):
             if let fetch = subscribe.fetch { try engine.checkSubscription(fetch) }

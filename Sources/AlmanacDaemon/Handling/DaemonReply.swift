@@ -15,6 +15,7 @@ public enum DaemonReply: WireReplyBody, Hashable {
     case object(WireResponse.Get)
     case insert(WireResponse.Insert)
     case changes(WireResponse.Changes)
+    case history(WireResponse.History)
     case subscribed(WireResponse.Subscribed)
     case stats(WireResponse.Stats)
 
@@ -29,6 +30,7 @@ public enum DaemonReply: WireReplyBody, Hashable {
         case .object(let body): body.encodeMembers(into: &output)
         case .insert(let body): body.encodeMembers(into: &output)
         case .changes(let body): body.encodeMembers(into: &output)
+        case .history(let body): body.encodeMembers(into: &output)
         case .subscribed(let body): body.encodeMembers(into: &output)
         case .stats(let body): body.encodeMembers(into: &output)
         }

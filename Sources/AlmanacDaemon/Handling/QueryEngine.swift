@@ -169,15 +169,17 @@ public final class QueryEngine: Sendable {
         }
     }
 
-    /// `insert`: a new object in the explicit, routed or only possible store.
-    func insert(_ insert: WireRequest.Insert) throws(WireError) -> WireResponse.Insert {
-        try writing { try performInsert(insert) }
+    /// `insert`: a new object in the explicit, routed or only possible store. `author` is recorded in the
+    /// store's persistent history (the client's uid and request id).
+    func insert(_ insert: WireRequest.Insert, author: String? = nil) throws(WireError) -> WireResponse.Insert {
+        try writing { try performInsert(insert, author: author) }
     }
 
     /// `update`: new values for an object; answers with the object as saved.
-    func update(_ update: WireRequest.Update) throws(WireError) -> WireResponse.Get {
+    func update(_ update: WireRequest.Update, author: String? = nil) throws(WireError) -> WireResponse.Get {
         try writing {
             let context = ManagedObjectContext(coordinator: coordinator)
+            context.transactionAuthor = author
             let object = try existing(update.uri, in: context)
             try coding.apply(update.values, to: object, in: context)
             try context.save()
@@ -186,9 +188,10 @@ public final class QueryEngine: Sendable {
     }
 
     /// `delete`: removes an object.
-    func delete(_ delete: WireRequest.Delete) throws(WireError) {
+    func delete(_ delete: WireRequest.Delete, author: String? = nil) throws(WireError) {
         try writing {
             let context = ManagedObjectContext(coordinator: coordinator)
+            context.transactionAuthor = author
             context.delete(try existing(delete.uri, in: context))
             try context.save()
         }
@@ -444,13 +447,14 @@ public final class QueryEngine: Sendable {
 
     // MARK: Writing
 
-    private func performInsert(_ insert: WireRequest.Insert) throws -> WireResponse.Insert {
+    private func performInsert(_ insert: WireRequest.Insert, author: String?) throws -> WireResponse.Insert {
         let model = coordinator.managedObjectModel
         guard let entity = model.entitiesByName[insert.entity], !entity.isAbstract else {
             throw WireError(code: .unknownEntity, message: "The model has no concrete entity named '\(insert.entity)'.")
         }
         let target = try targetStore(for: entity, explicit: insert.store)
         let context = ManagedObjectContext(coordinator: coordinator)
+        context.transactionAuthor = author
         let object = context.insertNewObject(forEntityName: entity.name)
         try coding.apply(insert.values, to: object, in: context)
         try context.assign(object, to: target)

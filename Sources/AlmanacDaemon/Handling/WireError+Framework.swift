@@ -47,6 +47,7 @@ extension WireError {
             case .storageFull, .io:
                 return storageError(error)
             case .invalidFetchRequest: return WireError(code: .badRequest, message: error.message)
+            case .persistentHistoryTokenExpired: return WireError(code: .historyExpired, message: error.message)
             case .constraintConflict:
                 let conflicts = error.constraintConflicts.map { conflict -> JSONValue in
                     .object(["entity": .string(conflict.entityName),

@@ -64,6 +64,9 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         /// No served conference has the name given (acronym, title or file name); `details.conferences` lists the
         /// known names.
         public static let unknownConference = Code(rawValue: "unknown_conference")
+        /// A `history` request's `after` token is older than the history the daemon still keeps (it was deleted
+        /// since): ask again with `"after": null` and rebuild what the token stood for.
+        public static let historyExpired = Code(rawValue: "history_expired")
     }
 
     /// The stable code.

@@ -20,6 +20,7 @@ public enum WireCommand: Sendable, Hashable {
     case update(WireRequest.Update)
     case delete(WireRequest.Delete)
     case changes(WireRequest.Changes)
+    case history(WireRequest.History)
     case subscribe(WireRequest.Subscribe = WireRequest.Subscribe())
     case stats
 
@@ -43,6 +44,7 @@ public enum WireCommand: Sendable, Hashable {
         case .update: self = .update(try .init(json: fields))
         case .delete: self = .delete(try .init(json: fields))
         case .changes: self = .changes(try .init(json: fields))
+        case .history: self = .history(try .init(json: fields))
         case .subscribe: self = .subscribe(try .init(json: fields))
         case .stats: self = .stats
         }
@@ -63,6 +65,7 @@ public enum WireCommand: Sendable, Hashable {
         case .update: return .update
         case .delete: return .delete
         case .changes: return .changes
+        case .history: return .history
         case .subscribe: return .subscribe
         case .stats: return .stats
         }
@@ -80,6 +83,7 @@ public enum WireCommand: Sendable, Hashable {
         case .update(let body): fields = body.json
         case .delete(let body): fields = body.json
         case .changes(let body): fields = body.json
+        case .history(let body): fields = body.json
         case .subscribe(let body): fields = body.json
         case .ping, .model, .stores, .stats: fields = [:]
         }

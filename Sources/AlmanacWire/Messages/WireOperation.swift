@@ -1,6 +1,7 @@
 /// The operations of protocol version 1, by their `op` string.
 public enum WireOperation: String, Sendable, Hashable, CaseIterable {
-    case hello, ping, model, stores, fetch, count, template, get, insert, update, delete, changes, subscribe, stats
+    case hello, ping, model, stores, fetch, count, template, get, insert, update, delete, changes, history, subscribe
+    case stats
 
     /// Whether the operation changes data (and so needs write permission).
     public var isWrite: Bool {

@@ -95,6 +95,7 @@ extension ManagedObjectContext {
 
     /// Ends the current undo group and sends an objects-did-change event for what changed since the last one.
     public func processPendingChanges() {
+        if automaticMerging != nil { mergePendingSaves() }
         closeUndoGroup()
         guard !pending.isEmpty else { return }
         guard !observers.isEmpty else {

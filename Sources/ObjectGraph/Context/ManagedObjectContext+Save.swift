@@ -37,7 +37,7 @@ extension ManagedObjectContext {
             attempts += 1
             let plan = try makeSavePlan()
             do {
-                try persistentStoreCoordinator.save(plan.changes)
+                try persistentStoreCoordinator.save(recordingHistory(of: plan))
                 finishSave(plan)
                 return
             } catch let error as StoreError where error.code == .mergeConflict && attempts < 3 {

@@ -11,8 +11,10 @@ public final class ManagedObjectContext {
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The context this one saves into (Core Data's `parent`); `nil` for a context that saves to the stores.
     public let parent: ManagedObjectContext?
-    /// A name for logs and events.
+    /// A name for logs and events; persistent history records it with each save (``PersistentHistoryTransaction/contextName``).
     public var name: String?
+    /// Who saves: persistent history records it with each save of this context (Core Data's `transactionAuthor`).
+    public var transactionAuthor: String?
     /// What a save does when objects changed in the store since the context read them.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for ``undo()``. Turn it off for bulk imports.
@@ -23,6 +25,8 @@ public final class ManagedObjectContext {
     public var undoLevels = 0 {
         didSet { trimUndoStack() }
     }
+    /// Other contexts' saves waiting to be merged, when ``automaticallyMergesChangesFromParent`` is on.
+    var automaticMerging: AutomaticMerging?
 
     let registered = ObjectRegistry()
     // The lists below change for every object inserted, changed or deleted. As with `ManagedObject`'s state, the

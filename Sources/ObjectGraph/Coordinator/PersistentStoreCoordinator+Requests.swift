@@ -487,7 +487,7 @@ extension PersistentStoreCoordinator {
             var prepared: [(PersistentStore, any PreparedSave)] = []
             do {
                 for (store, storeChanges) in changes where !storeChanges.isEmpty {
-                    prepared.append((store, try store.prepareSave(storeChanges)))
+                    prepared.append((store, try store.prepareSave(withHistory(storeChanges, for: store))))
                 }
             } catch {
                 for (_, save) in prepared { save.abort() }

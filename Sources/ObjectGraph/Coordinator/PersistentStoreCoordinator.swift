@@ -88,6 +88,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         StoreTypeRegistry.shared.register(storeClass, for: type)
     }
 
+    /// The store class registered under a type name, if any.
+    public static func registeredStoreClass(for type: PersistentStoreType) -> PersistentStore.Type? {
+        StoreTypeRegistry.shared.storeClass(for: type)
+    }
+
     /// The registered store types, sorted by name.
     public static var registeredStoreTypes: [PersistentStoreType] { StoreTypeRegistry.shared.registeredTypes }
 
@@ -163,6 +168,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
                              context: ErrorContext(storeURL: url))
         }
         try store.load()
+        if store.isTrackingPersistentHistory { try store.loadHistory() }
         return store
     }
 

@@ -17,10 +17,25 @@ final class StoreTypeRegistry: @unchecked Sendable {  // guarded by lock
     func storeClass(for type: PersistentStoreType) -> PersistentStore.Type? {
         lock.lock()
         defer { lock.unlock() }
-        return classes[type]
+        if let known = classes[type] { return known }
+        guard let linked = Self.linkedStoreClass(for: type) else { return nil }
+        classes[type] = linked
+        return linked
+    }
+
+    /// The package's own store types, found by class name when their module is linked into the program: naming
+    /// `.sqlite` or `.xml` is enough, with no `register()` call (which still works, and wins).
+    private static let linkedClassNames: [PersistentStoreType: String] = [
+        .sqlite: "ObjectGraphSQLite.SQLiteStore", .xml: "ObjectGraphXML.XMLStore",
+    ]
+
+    private static func linkedStoreClass(for type: PersistentStoreType) -> PersistentStore.Type? {
+        guard let name = linkedClassNames[type] else { return nil }
+        return _typeByName(name) as? PersistentStore.Type
     }
 
     var registeredTypes: [PersistentStoreType] {
+        for type in Self.linkedClassNames.keys { _ = storeClass(for: type) }
         lock.lock()
         defer { lock.unlock() }
         return classes.keys.sorted { $0.rawValue < $1.rawValue }

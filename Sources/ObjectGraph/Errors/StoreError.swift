@@ -11,6 +11,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case ambiguousStore, entityNotInConfiguration, objectNotFound, mergeConflict, incompatibleModel
             case corruptFile, io, partialSave, invalidURI, invalidObjectID, unsupportedRequest, unknownConfiguration
             case foreignFile, constraintConflict, storageFull, invalidFetchRequest
+            case persistentHistoryNotTracked, persistentHistoryTokenExpired
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -63,6 +64,12 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// than ``FetchRequestResultType/managedObject`` passed to `fetch(_:)`, an unknown property to fetch or group
         /// by, a fetched attribute missing from ``FetchRequest/propertiesToGroupBy`` beside aggregates.
         public static let invalidFetchRequest = Code(.invalidFetchRequest)
+        /// A persistent history request reached a store that was added without
+        /// ``PersistentStoreOptionKey/persistentHistoryTracking`` (or whose type keeps no history).
+        public static let persistentHistoryNotTracked = Code(.persistentHistoryNotTracked)
+        /// A history fetch's token names transactions that `deleteHistory(before:)` removed since (Core Data's
+        /// `NSPersistentHistoryTokenExpiredError`): fetch from `nil` and rebuild what the token stood for.
+        public static let persistentHistoryTokenExpired = Code(.persistentHistoryTokenExpired)
 
         public var description: String { "\(value)" }
     }

@@ -20,6 +20,9 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var usesScalarValueType: Bool = false { didSet { checkMutable() } }
     /// Whether the attribute may be stored outside the store file (kept for model round trips).
     public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkMutable() } }
+    /// Whether persistent history keeps the attribute's last value in the tombstone of a deleted object
+    /// (`PersistentHistoryChange/tombstone`; Xcode's "Preserve After Deletion"). Default `false`.
+    public var preservesValueInHistoryOnDeletion: Bool = false { didSet { checkMutable() } }
 
     /// Creates an attribute.
     /// Whether values are checked for more than their type and presence (range, length, pattern, predicates).

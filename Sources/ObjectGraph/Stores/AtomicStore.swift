@@ -37,6 +37,9 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     open override func contentToken() throws -> UInt64? { contentVersion }
     /// The next unused reference key (Core Data's XML `nextObjectID`).
     public var nextReferenceKey: Int64 = 1
+    /// The store's persistent history, when it tracks one (see ``PersistentStore/isTrackingPersistentHistory``):
+    /// file formats read it in ``PersistentStore/load()`` with ``loadHistory()``.
+    public var historyLog = PersistentHistoryLog()
 
     // MARK: Cache nodes
 
@@ -165,6 +168,23 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
 
     open override func allRecords() throws -> [StoreRecord] { cacheNodes() }
 
+    // History: kept in ``historyLog``, and by file formats in a side file (see `AtomicStore+History.swift`).
+
+    /// Atomic stores keep a persistent history when asked to.
+    open override class var supportsPersistentHistory: Bool { true }
+
+    open override func loadHistory() throws { try readHistorySideFile() }
+
+    open override func fetchHistory(_ query: PersistentHistoryQuery) throws -> [PersistentHistoryTransaction] {
+        try historyLog.transactions(matching: query, expired: historyTokenExpired)
+    }
+
+    open override func deleteHistory(_ cutoff: PersistentHistoryCutoff) throws -> Int {
+        try deleteFromHistoryLog(cutoff)
+    }
+
+    open override func lastHistoryTransactionNumber() throws -> Int64 { historyLog.lastTransactionNumber }
+
     open override func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
         var staged = tables
         var stagedCount = recordCount
@@ -205,8 +225,22 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
         let ordered = writesFiles ? staged.keys.sorted().flatMap { name in
             staged[name]!.values.sorted { $0.objectID.referenceKey < $1.objectID.referenceKey }
         } : []
-        let write = try prepareWrite(records: ordered, metadata: newMetadata)
-        return StagedAtomicSave(write: write) { [self] in
+        var stagedLog = historyLog
+        var historyWrite: (any PreparedSave)?
+        if isTrackingPersistentHistory {
+            stagedLog.append(changes, recording: changes.history ?? PersistentHistoryRecording(), storeID: identifier)
+            newMetadata[Self.historyTransactionNumberKey] = Int(stagedLog.lastTransactionNumber)
+            historyWrite = try prepareHistoryWrite(stagedLog)
+        }
+        let write: any PreparedSave
+        do {
+            write = try prepareWrite(records: ordered, metadata: newMetadata)
+        } catch {
+            historyWrite?.abort()
+            throw error
+        }
+        return StagedAtomicSave(write: write, historyWrite: historyWrite) { [self] in
+            historyLog = stagedLog
             tables = staged
             orders.withLock { $0.byKey.removeAll() }
             contentVersion += 1
@@ -223,16 +257,32 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
 }
 
 /// An atomic store's prepared save: the file write plus swapping in the staged records on commit.
+///
+/// With history, the history side file is renamed first and the store file last: the store's rename is the moment
+/// the save happens, and a history file ahead of its store (a crash between the two) is cut back to the
+/// transaction number the store's metadata names when it is next loaded.
 private struct StagedAtomicSave: PreparedSave {
     let write: any PreparedSave
+    let historyWrite: (any PreparedSave)?
     let apply: () -> Void
 
     func commit() throws {
+        if let historyWrite {
+            do {
+                try historyWrite.commit()
+            } catch {
+                write.abort()
+                throw error
+            }
+        }
         try write.commit()
         apply()
     }
 
-    func abort() { write.abort() }
+    func abort() {
+        historyWrite?.abort()
+        write.abort()
+    }
 }
 
 extension StoreFetchResult {

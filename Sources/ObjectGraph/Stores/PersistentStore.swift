@@ -188,6 +188,47 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// Makes metadata changes durable; the default does nothing (atomic stores write metadata with the next save).
     open func saveMetadata() throws {}
 
+    // MARK: Persistent history
+
+    /// Whether the store class can keep a persistent history (see
+    /// ``PersistentStoreOptionKey/persistentHistoryTracking``); the default is `false`.
+    open class var supportsPersistentHistory: Bool { false }
+
+    /// Whether the store records each save in its persistent history: its class supports it and the store was
+    /// added with ``PersistentStoreOptionKey/persistentHistoryTracking``.
+    public var isTrackingPersistentHistory: Bool {
+        Self.supportsPersistentHistory && options.flag(.persistentHistoryTracking)
+    }
+
+    /// Gets the store's history ready after ``load()``: reads it, or creates where it goes. Called once when a store
+    /// that tracks history is added; the default does nothing.
+    open func loadHistory() throws {}
+
+    /// The transactions of the store's history a query selects, oldest first. Called as a read.
+    ///
+    /// Stores that track history override it; they record each save from ``StoreChanges/history`` in
+    /// ``prepareSave(_:)``, in the same transaction as the save.
+    /// - Throws: ``StoreError/Code/persistentHistoryTokenExpired`` when the query starts before deleted
+    ///   transactions; the default throws ``StoreError/Code/unsupportedRequest``.
+    open func fetchHistory(_ query: PersistentHistoryQuery) throws -> [PersistentHistoryTransaction] {
+        throw unsupported("persistent history")
+    }
+
+    /// Deletes transactions of the store's history, durably; returns how many. Called as a write.
+    open func deleteHistory(_ cutoff: PersistentHistoryCutoff) throws -> Int {
+        throw unsupported("persistent history")
+    }
+
+    /// The number of the store's last history transaction (0 before the first). Called as a read.
+    open func lastHistoryTransactionNumber() throws -> Int64 {
+        throw unsupported("persistent history")
+    }
+
+    /// A number that changes when another process (or another coordinator) commits to the store, and only then;
+    /// nil (the default) when the store cannot tell. The coordinator's remote-change events compare it. Called as
+    /// a read.
+    open func externalChangeCount() throws -> UInt64? { nil }
+
     /// An error for a request kind the store does not support.
     public func unsupported(_ what: String) -> StoreError {
         StoreError(code: .unsupportedRequest, message: "Stores of type \(type) do not support \(what).",

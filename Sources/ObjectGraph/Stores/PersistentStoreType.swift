@@ -51,6 +51,10 @@ public struct PersistentStoreOptionKey: RawRepresentable, Hashable, Sendable, Ex
         "NSMigratePersistentStoresAutomaticallyOption"
     /// `Bool`: infer the mapping for lightweight migration.
     public static let inferMappingModelAutomatically: PersistentStoreOptionKey = "NSInferMappingModelAutomaticallyOption"
+    /// `Bool`: record every save as a ``PersistentHistoryTransaction`` in the store, in the same transaction (or
+    /// file write) as the save itself (Core Data's `NSPersistentHistoryTrackingKey`). Stores whose type keeps no
+    /// history (``PersistentStore/supportsPersistentHistory``) ignore it.
+    public static let persistentHistoryTracking: PersistentStoreOptionKey = "NSPersistentHistoryTrackingKey"
 }
 
 /// A store's options.

@@ -164,6 +164,9 @@ public struct StoreChanges: Sendable {
     public var updated: [StoreRecord] = []
     /// Removed objects with the version the context read.
     public var deleted: [(objectID: ManagedObjectID, version: Int64)] = []
+    /// What the store records in its persistent history for this save, in the same transaction; set by the
+    /// coordinator for stores that track history (``PersistentStore/isTrackingPersistentHistory``), else `nil`.
+    public var history: PersistentHistoryRecording?
 
     /// Creates an empty change set.
     public init() {}

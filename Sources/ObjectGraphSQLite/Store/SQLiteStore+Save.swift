@@ -59,6 +59,9 @@ extension SQLiteStore {
                 try writeToManyRows(changes.inserted, inserting: true)
                 try writeToManyRows(changes.updated, inserting: false)
                 try raiseKeyCounters(changes.inserted)
+                if isTrackingPersistentHistory, let recording = changes.history {
+                    try writeHistory(changes, recording: recording)
+                }
             }
         } catch {
             rollBackSave()

@@ -100,10 +100,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     /// This store's commits and SQLite's `data_version` (which another connection's commit changes), together.
     public override func contentToken() throws -> UInt64? {
         let external = try StoreErrorFactory.converting(url: url, doing: "reading the data version") {
-            let statement = try openConnection().prepare("PRAGMA data_version")
-            defer { statement.reset() }
-            _ = try statement.step()
-            return UInt64(truncatingIfNeeded: statement.int64(at: 0))
+            try readDataVersion()
         }
         return commitCount << 32 | (external & 0xFFFF_FFFF)
     }
@@ -135,6 +132,36 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     ///   `.readOnlyStore`, `.io`, `.corruptFile`.
     public override func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
         try writeSave(changes)
+    }
+
+    // MARK: Persistent history (see `SQLiteStore+History.swift`)
+
+    /// The SQLite store keeps history in tables of its file.
+    public override class var supportsPersistentHistory: Bool { true }
+
+    /// Creates the history tables when missing.
+    public override func loadHistory() throws { try createHistoryTables() }
+
+    /// Reads transactions and their changes with one query.
+    public override func fetchHistory(_ query: PersistentHistoryQuery) throws -> [PersistentHistoryTransaction] {
+        try StoreErrorFactory.converting(url: url, doing: "reading the history") { try readHistory(query) }
+    }
+
+    /// Deletes transactions in a transaction of its own.
+    public override func deleteHistory(_ cutoff: PersistentHistoryCutoff) throws -> Int {
+        try StoreErrorFactory.converting(url: url, doing: "deleting history") { try removeHistory(cutoff) }
+    }
+
+    /// The last transaction number SQLite handed out (kept or deleted).
+    public override func lastHistoryTransactionNumber() throws -> Int64 {
+        try StoreErrorFactory.converting(url: url, doing: "reading the history") {
+            try readLastHistoryTransactionNumber()
+        }
+    }
+
+    /// SQLite's `data_version`, which only other connections' commits change.
+    public override func externalChangeCount() throws -> UInt64? {
+        try StoreErrorFactory.converting(url: url, doing: "reading the data version") { try readDataVersion() }
     }
 
     /// Every record of the store's entities (for migration to another store).

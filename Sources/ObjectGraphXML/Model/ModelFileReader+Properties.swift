@@ -39,6 +39,7 @@ extension ModelFileReader {
         attribute.valueTransformerName = nonEmpty(start[attribute: "valueTransformerName"])
         attribute.attributeValueClassName = nonEmpty(start[attribute: "customClassName"])
         attribute.allowsExternalBinaryDataStorage = Self.flag(start[attribute: "allowsExternalBinaryDataStorage"])
+        attribute.preservesValueInHistoryOnDeletion = Self.flag(start[attribute: "preserveAfterDeletion"])
         try readPropertyChildren(into: attribute)
         return attribute
     }

@@ -105,6 +105,7 @@ enum ModelFileWriter {
         }
         if let expression = attribute.regularExpression { attributes.append(("regularExpressionString", expression)) }
         if attribute.allowsExternalBinaryDataStorage { attributes.append(("allowsExternalBinaryDataStorage", "YES")) }
+        if attribute.preservesValueInHistoryOnDeletion { attributes.append(("preserveAfterDeletion", "YES")) }
         if let transformer = attribute.valueTransformerName { attributes.append(("valueTransformerName", transformer)) }
         if let className = attribute.attributeValueClassName { attributes.append(("customClassName", className)) }
         if attribute.usesScalarValueType { attributes.append(("usesScalarValueType", "YES")) }

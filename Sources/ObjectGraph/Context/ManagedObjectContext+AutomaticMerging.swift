@@ -1,0 +1,106 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Whether the context merges the saves of the other contexts of its coordinator by itself (Core Data's
+    /// `automaticallyMergesChangesFromParent`; with nested contexts, its parent's saves as well).
+    ///
+    /// A context belongs to one isolation domain and a save happens in another, so a save is not merged at once:
+    /// it waits in the context and is merged, as by ``mergeChanges(fromContextDidSave:)``, at the context's next
+    /// ``processPendingChanges()`` (which every fetch and save runs first), or when ``mergePendingSaves()`` is
+    /// called. A `PersistentContainer`'s ``PersistentContainer/viewContext`` also merges on the main actor as soon as
+    /// a save commits. The context's own saves are not merged into it. Off by default.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { automaticMerging != nil }
+        set {
+            guard newValue != (automaticMerging != nil) else { return }
+            automaticMerging = newValue ? AutomaticMerging(context: self) : nil
+        }
+    }
+
+    /// On the main actor, when a save commits, merges it at once (for ``PersistentContainer/viewContext``).
+    var mergesAutomaticallyOnMainActor: Bool {
+        get { automaticMerging?.wakesMainActor.withLock { $0 != nil } ?? false }
+        set {
+            guard let automaticMerging else { return }
+            let box = UncheckedContextReference(self)
+            var wake: (@Sendable () -> Void)?
+            if newValue {
+                wake = { @Sendable in
+                    Task { @MainActor in box.mergePendingSaves() }
+                }
+            }
+            let chosen = wake
+            automaticMerging.wakesMainActor.withLock { $0 = chosen }
+        }
+    }
+
+    /// Merges the saves of other contexts that are waiting (see ``automaticallyMergesChangesFromParent``); does
+    /// nothing when none is, or when automatic merging is off.
+    public func mergePendingSaves() {
+        guard let automaticMerging, automaticMerging.hasPending else { return }
+        let events = automaticMerging.take()
+        guard !events.isEmpty else { return }
+        var merged = ContextDidSave()
+        for event in events {
+            merged.insertedObjectIDs.formUnion(event.insertedObjectIDs)
+            merged.updatedObjectIDs.formUnion(event.updatedObjectIDs)
+            merged.deletedObjectIDs.formUnion(event.deletedObjectIDs)
+        }
+        merged.updatedObjectIDs.subtract(merged.deletedObjectIDs)
+        mergeChanges(fromContextDidSave: merged)
+    }
+}
+
+/// The saves waiting for a context that merges automatically, and its save observer on the coordinator (removed
+/// when the context, which owns this, goes away).
+final class AutomaticMerging: Sendable {
+    private let coordinator: PersistentStoreCoordinator
+    private let token: UUID
+    private let inbox: LockedValue<[ContextDidSave]>
+    private let pending: LockedValue<Bool>
+    /// What a save does besides queuing itself: wakes the main actor (for the view context).
+    let wakesMainActor = LockedValue<(@Sendable () -> Void)?>(nil)
+
+    init(context: ManagedObjectContext) {
+        let own = ObjectIdentifier(context)
+        let inbox = LockedValue<[ContextDidSave]>([])
+        let pending = LockedValue(false)
+        let wake = wakesMainActor
+        coordinator = context.persistentStoreCoordinator
+        self.inbox = inbox
+        self.pending = pending
+        token = coordinator.addSaveObserver { event in
+            guard event.contextIdentifier != own else { return }
+            inbox.withLock { $0.append(event) }
+            pending.withLock { $0 = true }
+            wake.withLock { $0 }?()
+        }
+    }
+
+    deinit { coordinator.removeSaveObserver(token) }
+
+    var hasPending: Bool { pending.withLock { $0 } }
+
+    func take() -> [ContextDidSave] {
+        pending.withLock { $0 = false }
+        return inbox.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+}
+
+/// A context reference that crosses to the main actor, where the view context lives: it is only dereferenced there.
+// Read only on the main actor, where the view context lives.
+private final class UncheckedContextReference: @unchecked Sendable {
+    weak var context: ManagedObjectContext?
+
+    init(_ context: ManagedObjectContext) {
+        self.context = context
+    }
+
+    @MainActor
+    func mergePendingSaves() {
+        context?.mergePendingSaves()
+    }
+}
