@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphXML
 import Testing
+
 @testable import ObjectGraphTestSupport
 
 /// Every version of a versioned model bundle, and finding the version that wrote a store.
@@ -84,15 +85,19 @@ struct ModelVersionTests {
         let metadata = writer.metadata(for: store)
 
         for (index, version) in versions.enumerated() {
-            #expect(version.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
-                == (index == 1))
+            #expect(
+                version.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+                    == (index == 1))
         }
         let found = ManagedObjectModel.mergedModel(from: versions.map(\.model), forStoreMetadata: metadata)
         #expect(found === versions[1].model)
-        #expect(try ManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata)?
-            .entitiesByName["Creature"]?.attributesByName.keys.sorted() == ["a", "b"])
-        #expect(ManagedObjectModel.mergedModel(from: [versions[0].model, versions[2].model],
-                                               forStoreMetadata: metadata) == nil)
+        #expect(
+            try ManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata)?
+                .entitiesByName["Creature"]?.attributesByName.keys.sorted() == ["a", "b"])
+        #expect(
+            ManagedObjectModel.mergedModel(
+                from: [versions[0].model, versions[2].model],
+                forStoreMetadata: metadata) == nil)
         #expect(ManagedObjectModel.mergedModel(from: versions.map(\.model), forStoreMetadata: StoreMetadata()) == nil)
     }
 

@@ -31,11 +31,15 @@ extension ManagedObjectModel {
         if single {
             let model = try ManagedObjectModel(contentsOf: url)
             model.freeze()
-            let name = url.lastPathComponent == "contents"
+            let name =
+                url.lastPathComponent == "contents"
                 ? url.deletingLastPathComponent().deletingPathExtension().lastPathComponent
                 : url.deletingPathExtension().lastPathComponent
-            return [ModelVersion(name: name, identifier: model.versionIdentifiers.sorted().first ?? name,
-                                 model: model, isCurrent: true)]
+            return [
+                ModelVersion(
+                    name: name, identifier: model.versionIdentifiers.sorted().first ?? name,
+                    model: model, isCurrent: true)
+            ]
         }
         let suffix = ".xcdatamodel"
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
@@ -44,16 +48,18 @@ extension ManagedObjectModel {
                 NaturalSort.areInIncreasingOrder(String($0.dropLast(suffix.count)), String($1.dropLast(suffix.count)))
             }
         guard !names.isEmpty else {
-            throw ModelError(code: .invalidModelFile,
-                             message: "\(url.path) holds no model version (no .xcdatamodel folder).")
+            throw ModelError(
+                code: .invalidModelFile,
+                message: "\(url.path) holds no model version (no .xcdatamodel folder).")
         }
         let current = try ModelFileLocator.currentVersionName(inBundle: url) ?? names.last
         return try names.map { folder in
             let model = try ManagedObjectModel(contentsOf: url.appendingPathComponent(folder))
             model.freeze()
             let name = String(folder.dropLast(suffix.count))
-            return ModelVersion(name: name, identifier: model.versionIdentifiers.sorted().first ?? name,
-                                model: model, isCurrent: folder == current || name == current)
+            return ModelVersion(
+                name: name, identifier: model.versionIdentifiers.sorted().first ?? name,
+                model: model, isCurrent: folder == current || name == current)
         }
     }
 
