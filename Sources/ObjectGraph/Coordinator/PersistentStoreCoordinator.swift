@@ -149,14 +149,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         var store = try storeClass.init(model: managedObjectModel, configurationName: configurationName, url: url,
                                         options: options)
         try store.loadMetadata()
-        if !options.flag(.ignoresModelVersion), let url, Self.asksForMigration(options),
-            !managedObjectModel.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: store.metadata)
-        {
+        if let url, needsMigration(store, options: options) {
             // Heavyweight or staged migration (see PersistentStoreCoordinator+AutomaticMigration.swift).
             store.didRemove()
             try migrateStoreFile(type: type, at: url, options: options, metadata: store.metadata)
-            store = try storeClass.init(model: managedObjectModel, configurationName: configurationName, url: url,
-                                        options: options)
+            store = try storeClass.init(
+                model: managedObjectModel, configurationName: configurationName, url: url, options: options)
             try store.loadMetadata()
         }
         if store.metadata.storeUUID == nil { store.metadata.storeUUID = UUID().uuidString }

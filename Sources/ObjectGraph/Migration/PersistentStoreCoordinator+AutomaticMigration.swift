@@ -13,6 +13,13 @@ extension PersistentStoreCoordinator {
         return !models.isEmpty
     }
 
+    /// Whether a store just read was written with another model and the options ask to migrate it.
+    func needsMigration(_ store: PersistentStore, options: PersistentStoreOptions) -> Bool {
+        !options.flag(.ignoresModelVersion) && Self.asksForMigration(options)
+            && !managedObjectModel.isConfiguration(
+                withName: store.configurationName, compatibleWithStoreMetadata: store.metadata)
+    }
+
     /// Migrates the file of a store written with another model to the coordinator's model, in place: through the
     /// staged migration manager of the options, else from the source model found among
     /// `.migrationSourceModels` with a mapping from `.migrationMappingModels` or an inferred one.
