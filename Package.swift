@@ -37,6 +37,8 @@ let package = Package(
         // System libraries, called only through the small wrappers below.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // zlib's raw inflate: Core Data's model cache inside SQLite stores is deflated.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h (malloc_trim: the daemon hands memory back after a flood of connections closed).
         .systemLibrary(name: "CMalloc"),
 
@@ -49,7 +51,7 @@ let package = Package(
         .target(name: "ObjectGraph", dependencies: ["CivilDates"]),
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
         .target(name: "ObjectGraphXML", dependencies: ["ObjectGraph", "SafeXML"]),
-        .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
+        .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "CZlib", "ObjectGraph"]),
 
         // Schedules: the schedule model and the readers of schedule formats.
         .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"]),

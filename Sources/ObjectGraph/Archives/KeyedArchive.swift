@@ -59,8 +59,12 @@ package struct KeyedArchive {
     /// values of a dictionary (`NSDictionary`: `NS.objects`; `NSKnownKeysDictionary1`: `values`), as UIDs.
     package func elementUIDs(of collection: Object?) -> [Int] {
         guard let collection else { return [] }
-        let list = collection.values["NS.objects"]?.array ?? resolve(collection.values["values"])?.array ?? []
-        return list.compactMap(\.uid)
+        if let list = collection.values["NS.objects"]?.array { return list.compactMap(\.uid) }
+        switch resolve(collection.values["values"]) {
+        case .array(let list)?: return list.compactMap(\.uid)
+        case .dictionary(let inner)?: return inner["NS.objects"]?.array?.compactMap(\.uid) ?? []
+        default: return []
+        }
     }
 
     /// The keys and value UIDs of an archived dictionary (`NS.keys`/`NS.objects`).
