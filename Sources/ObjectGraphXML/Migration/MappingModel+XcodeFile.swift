@@ -10,9 +10,9 @@ extension MappingModel {
     /// value expressions (`valueexpressiondata`, archived `NSExpression`s) are decoded; mappings Xcode generates get
     /// the expressions Xcode would compile: `$source.NAME` for attributes and
     /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "NAME", $source.NAME)`
-    /// for relationships. `mappingtypename` `Undefined` becomes ``EntityMappingType/add``,
-    /// ``EntityMappingType/remove``, ``EntityMappingType/custom`` (a policy class and nothing generated) or
-    /// ``EntityMappingType/transform`` as the source and destination say.
+    /// for relationships. `mappingtypename` `Undefined` becomes `.add`,
+    /// `.remove`, `.custom` (a policy class and nothing generated) or
+    /// `.transform` as the source and destination say.
     ///
     /// - Throws: `MigrationError/Code/invalidMappingFile` when the file is missing or is not such a store.
     public convenience init(contentsOf url: URL) throws {
