@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "AlmanacDaemon", targets: ["AlmanacDaemon"]),
         .executable(name: "almanacd", targets: ["almanacd"]),
         .executable(name: "almanac", targets: ["almanac"]),
+        .executable(name: "objectgraph", targets: ["objectgraph"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -66,6 +67,9 @@ let package = Package(
                     + lifecycle + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
+        // A thin tool for Core Data developers: a store's model, its objects, a copy in another store type.
+        .executableTarget(name: "objectgraph",
+                          dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", argumentParser]),
 
         // Test support shared by the framework's test targets: the test model, store kinds, the predicate corpus.
         .target(name: "ObjectGraphTestSupport", dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite"],
@@ -83,7 +87,7 @@ let package = Package(
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
                         + lifecycle),
         .testTarget(name: "almanacTests",
-                    dependencies: ["almanac", "almanacd", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
+                    dependencies: ["almanac", "almanacd", "objectgraph", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
