@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "AlmanacDaemon", targets: ["AlmanacDaemon"]),
         .executable(name: "almanacd", targets: ["almanacd"]),
         .executable(name: "almanac", targets: ["almanac"]),
+        .executable(name: "objectgraph", targets: ["objectgraph"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -39,6 +40,8 @@ let package = Package(
         // System libraries, called only through the small wrappers below.
         .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // zlib's raw inflate: Core Data's model cache inside SQLite stores is deflated.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // glibc's malloc.h (malloc_trim: the daemon hands memory back after a flood of connections closed).
         .systemLibrary(name: "CMalloc"),
 
@@ -51,7 +54,7 @@ let package = Package(
         .target(name: "ObjectGraph", dependencies: ["CivilDates"]),
         .target(name: "SafeXML", dependencies: ["CLibXML2"]),
         .target(name: "ObjectGraphXML", dependencies: ["ObjectGraph", "SafeXML"]),
-        .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "ObjectGraph"]),
+        .target(name: "ObjectGraphSQLite", dependencies: ["CSQLite", "CZlib", "ObjectGraph"]),
         .target(name: "ObjectGraphPostgres",
                 dependencies: ["ObjectGraph", .product(name: "PostgresNIO", package: "postgres-nio")] + nio),
 
@@ -69,6 +72,9 @@ let package = Package(
                     + lifecycle + [.product(name: "UnixSignals", package: "swift-service-lifecycle")]),
         .executableTarget(name: "almanacd", dependencies: ["AlmanacDaemon", argumentParser] + lifecycle),
         .executableTarget(name: "almanac", dependencies: ["AlmanacWire", argumentParser]),
+        // A thin tool for Core Data developers: a store's model, its objects, a copy in another store type.
+        .executableTarget(name: "objectgraph",
+                          dependencies: ["ObjectGraph", "ObjectGraphXML", "ObjectGraphSQLite", argumentParser]),
 
         // Test support shared by the framework's test targets: the test model, store kinds, the predicate corpus.
         .target(name: "ObjectGraphTestSupport",
@@ -89,7 +95,7 @@ let package = Package(
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
                         + lifecycle),
         .testTarget(name: "almanacTests",
-                    dependencies: ["almanac", "almanacd", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
+                    dependencies: ["almanac", "almanacd", "objectgraph", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

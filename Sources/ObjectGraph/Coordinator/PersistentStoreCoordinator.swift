@@ -151,9 +151,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
                                 + managedObjectModel.configurations.joined(separator: ", ") + ").",
                              context: ErrorContext(storeURL: url))
         }
-        let store = try storeClass.init(model: managedObjectModel, configurationName: configurationName, url: url,
+        var store = try storeClass.init(model: managedObjectModel, configurationName: configurationName, url: url,
                                         options: options)
         try store.loadMetadata()
+        if let url, needsMigration(store, options: options) {
+            // Heavyweight or staged migration (see PersistentStoreCoordinator+AutomaticMigration.swift).
+            store.didRemove()
+            try migrateStoreFile(type: type, at: url, options: options, metadata: store.metadata)
+            store = try storeClass.init(
+                model: managedObjectModel, configurationName: configurationName, url: url, options: options)
+            try store.loadMetadata()
+        }
         if store.metadata.storeUUID == nil { store.metadata.storeUUID = UUID().uuidString }
         if !options.flag(.ignoresModelVersion),
             !managedObjectModel.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: store.metadata)

@@ -178,6 +178,11 @@ extension Parser {
                 throw unexpected(expected: "'(' after the function name")
             }
             return .expression(.keyPath(name), 1)
+        case .keyword(.function) where allowsSelectorCalls:
+            let offset = token.offset
+            try advance()
+            guard isSymbol(.leftParen) else { throw unexpected(expected: "'(' after FUNCTION") }
+            return try parseSelectorCall(at: offset)
         case .symbol(.leftBrace): return try parseAggregate()
         case .keyword(.subquery): return try parseSubquery()
         case .keyword(.cast): return try parseCast()
@@ -241,6 +246,21 @@ extension Parser {
             }
             return .expression(.function(canonical, arguments), resultHeight)
         }
+    }
+
+    /// `FUNCTION(receiver, "selector:", arguments…)`: a method call, kept as the function `FUNCTION` whose first
+    /// argument is the receiver and second the selector's name. Predicates cannot evaluate it; migrations can.
+    private mutating func parseSelectorCall(at offset: Int) throws -> Parsed {
+        try enter()
+        defer { leave() }
+        try advance()
+        let (arguments, height) = try parseList(closing: .rightParen)
+        guard arguments.count >= 2, case .constant(.string) = arguments[1] else {
+            throw ObjectPredicateError(
+                .syntaxError, "FUNCTION takes a receiver, a selector string and the selector's arguments",
+                offset: offset)
+        }
+        return .expression(.function("FUNCTION", arguments), try checkHeight(height + 1))
     }
 
     private mutating func parseAggregate() throws -> Parsed {

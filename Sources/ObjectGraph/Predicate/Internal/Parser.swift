@@ -27,6 +27,9 @@ struct Parser {
     var lexer: Lexer
     var token: Token
     var depth = 0
+    /// Whether `FUNCTION(receiver, "selector", …)` parses: in standalone expressions (mapping models), not in
+    /// predicates, which could not evaluate it.
+    var allowsSelectorCalls = false
     let inputLength: Int
 
     private init(bytes: [UInt8], arguments: [Any?]) throws {
@@ -58,6 +61,33 @@ struct Parser {
                     offset: bytes.count)
             }
             return node
+        } catch let error as ObjectPredicateError {
+            throw error.locating(in: bytes)
+        }
+    }
+
+    /// Parses a whole expression (NSExpression's format: `$source.name`, `FUNCTION($manager, "sel:", arg)`).
+    /// - Throws: ``ObjectPredicateError`` as ``parsePredicate(_:arguments:)`` does.
+    static func parseExpression(_ format: String, arguments: [Any?]) throws -> ObjectExpression {
+        let bytes = Array(format.utf8)
+        do {
+            guard bytes.count <= ObjectPredicate.maximumFormatLength else {
+                throw ObjectPredicateError(
+                    .inputTooLong,
+                    "format is \(bytes.count) bytes; the limit is \(ObjectPredicate.maximumFormatLength)",
+                    offset: ObjectPredicate.maximumFormatLength)
+            }
+            var parser = try Parser(bytes: bytes, arguments: arguments)
+            parser.allowsSelectorCalls = true
+            let result = try parser.parseAdditive()
+            let expression = try parser.requireExpression(result, at: 0)
+            guard case .end = parser.token.kind else { throw parser.unexpected(expected: "end of input") }
+            guard parser.lexer.usedAllArguments else {
+                throw ObjectPredicateError(
+                    .extraArgument, "more arguments were passed than the format has specifiers",
+                    offset: bytes.count)
+            }
+            return expression
         } catch let error as ObjectPredicateError {
             throw error.locating(in: bytes)
         }

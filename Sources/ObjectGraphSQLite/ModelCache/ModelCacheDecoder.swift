@@ -1,0 +1,115 @@
+import Foundation
+import ObjectGraph
+
+/// Decodes the archived `NSManagedObjectModel` of Core Data's model cache into entities.
+enum ModelCacheDecoder {
+    static func entities(fromCompressed data: Data, url: URL) throws -> [EntityDescription] {
+        guard let plist = RawInflate.inflate(data) ?? (data.starts(with: Array("bplist".utf8)) ? data : nil) else {
+            throw StoreErrorFactory.corruptFile(url, "its model cache (Z_MODELCACHE) does not inflate")
+        }
+        let archive: KeyedArchive
+        do {
+            archive = try KeyedArchive(data: plist)
+        } catch {
+            throw StoreErrorFactory.corruptFile(url, "its model cache is not a keyed archive: \(error)")
+        }
+        guard let root = archive.object(archive.rootUID), root.className == "NSManagedObjectModel" else {
+            throw StoreErrorFactory.corruptFile(url, "its model cache holds no NSManagedObjectModel")
+        }
+        var decoded: [(EntityDescription, KeyedArchive.Object)] = []
+        for uid in archive.elementUIDs(of: archive.object(root, "NSEntities")) {
+            guard let object = archive.object(uid), object.className == "NSEntityDescription",
+                let name = archive.string(object, "NSEntityName")
+            else { continue }
+            let entity = EntityDescription(name: name)
+            if let className = archive.string(object, "NSClassNameForEntity") {
+                entity.managedObjectClassName = className
+            }
+            entity.isAbstract = archive.resolve(object.values["NSIsAbstract"])?.bool ?? false
+            entity.renamingIdentifier = archive.string(object, "NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
+            entity.versionHashModifier = archive.string(object, "NSVersionHashModifier")
+            decoded.append((entity, object))
+        }
+        let byUID = Dictionary(decoded.map { ($0.1.uid, $0.0) }, uniquingKeysWith: { first, _ in first })
+        for (entity, object) in decoded {
+            if let parent = object.values["NSSuperentity"]?.uid.flatMap({ byUID[$0] }) {
+                parent.subentities.append(entity)
+            }
+            var properties: [PropertyDescription] = []
+            for uid in archive.elementUIDs(of: archive.object(object, "NSProperties")) {
+                guard let property = archive.object(uid) else { continue }
+                // Sub-entities list inherited properties as proxies of their parent's.
+                if let decodedProperty = self.property(property, archive: archive) {
+                    properties.append(decodedProperty)
+                }
+            }
+            entity.properties = properties.sorted { $0.name < $1.name }
+        }
+        return decoded.map(\.0).sorted { $0.name < $1.name }
+    }
+
+    private static func property(_ object: KeyedArchive.Object, archive: KeyedArchive) -> PropertyDescription? {
+        guard let name = archive.string(object, "NSPropertyName") else { return nil }
+        let isOptional = archive.resolve(object.values["NSIsOptional"])?.bool ?? true
+        let isTransient = archive.resolve(object.values["NSIsTransient"])?.bool ?? false
+        let described: PropertyDescription
+        switch object.className {
+        case "NSAttributeDescription":
+            let code = archive.resolve(object.values["NSAttributeType"])?.integer ?? 0
+            let attribute = AttributeDescription(name: name, type: attributeType(code), isOptional: isOptional)
+            attribute.valueTransformerName = archive.string(object, "NSValueTransformerName")
+            attribute.attributeValueClassName = archive.string(object, "NSAttributeValueClassName")
+            described = attribute
+        case "NSRelationshipDescription":
+            guard
+                let destination = archive.string(object, "_NSDestinationEntityName")
+                    ?? archive.object(object, "NSDestinationEntity").flatMap({ archive.string($0, "NSEntityName") })
+            else { return nil }
+            let maxCount = archive.resolve(object.values["NSMaxCount"])?.integer ?? 1
+            let inverse =
+                archive.string(object, "_NSInverseRelationshipName")
+                ?? archive.object(object, "NSInverseRelationship").flatMap { archive.string($0, "NSPropertyName") }
+            let rule: RelationshipDescription.DeleteRule =
+                switch archive.resolve(object.values["NSDeleteRule"])?.integer ?? 1 {
+                case 0: .noAction
+                case 2: .cascade
+                case 3: .deny
+                default: .nullify
+                }
+            let relationship = RelationshipDescription(
+                name: name, destination: destination, inverse: inverse, toMany: maxCount != 1, deleteRule: rule,
+                isOptional: isOptional, isOrdered: archive.resolve(object.values["NSIsOrdered"])?.bool ?? false)
+            relationship.minCount = Int(archive.resolve(object.values["NSMinCount"])?.integer ?? 0)
+            relationship.maxCount = Int(maxCount)
+            described = relationship
+        default:
+            return nil  // fetched properties, proxies of inherited properties
+        }
+        described.isTransient = isTransient
+        if let renamed = archive.string(object, "NSRenamingIdentifier"), renamed != name {
+            described.renamingIdentifier = renamed
+        }
+        return described
+    }
+
+    /// Core Data's `NSAttributeType` codes.
+    static func attributeType(_ code: Int64) -> AttributeType {
+        switch code {
+        case 100: .integer16
+        case 200: .integer32
+        case 300: .integer64
+        case 400: .decimal
+        case 500: .double
+        case 600: .float
+        case 700: .string
+        case 800: .boolean
+        case 900: .date
+        case 1000: .binaryData
+        case 1100: .uuid
+        case 1200: .uri
+        case 1800: .transformable
+        case 2000: .objectID
+        default: .undefined
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+/// The `objectgraph` tool on real Core Data stores: its output and exit codes.
+struct ObjectGraphToolTests {
+    static let coredata = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/coredata")
+    static var isAvailable: Bool {
+        FileManager.default.fileExists(atPath: coredata.appendingPathComponent("DataUsage.sqlite").path)
+    }
+
+    static func run(_ arguments: [String]) async throws -> ProcessRunner.Result {
+        try await ProcessRunner.run(try DaemonProcessTests.binary("objectgraph"), arguments: arguments)
+    }
+
+    @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))
+    func modelQueryAndConvertWorkOnARealStore() async throws {
+        let store = Self.coredata.appendingPathComponent("DataUsage.sqlite").path
+        let model = try await Self.run(["model", store])
+        #expect(model.status == 0)
+        #expect(
+            model.stdout.contains(
+                "CheckUpEvent\n  hasTshootingData -> TshootingData (to-many) inverse "
+                    + "withCheckUpEvent"))
+        let contents = try await Self.run(["model", "--xcdatamodel", store])
+        #expect(contents.stdout.contains("<entity name=\"CheckUpEvent\""))
+        let csv = try await Self.run(["query", store, "CheckUpEvent", "--format", "csv", "--sort", "syndromeID"])
+        #expect(csv.status == 0)
+        #expect(csv.stdout.hasPrefix("syndromeID,timeStamp\n"))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("copy.xml").path
+        let convert = try await Self.run(["convert", store, "--to", "xml", output])
+        #expect(convert.status == 0)
+        #expect(FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))
+    func anUnknownEntityOrFileFailsWithAMessage() async throws {
+        let store = Self.coredata.appendingPathComponent("DataUsage.sqlite").path
+        let unknown = try await Self.run(["query", store, "Nope"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("no entity 'Nope'"))
+        let missing = try await Self.run(["model", "/nonexistent/store.sqlite"])
+        #expect(missing.status != 0)
+        #expect(missing.stdout.isEmpty)
+    }
+}
