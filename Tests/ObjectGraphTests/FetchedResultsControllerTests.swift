@@ -386,8 +386,8 @@ struct FetchedResultsControllerTests {
         controller.delegate = recorder
         try controller.performFetch()
         // Both contexts change the same objects: each save keeps its own values.
-        context.mergePolicy = .inMemoryWins
-        other.mergePolicy = .inMemoryWins
+        context.mergePolicy = .overwrite
+        other.mergePolicy = .overwrite
         var saves: [ContextDidSave] = []
         other.addObserver { if case .didSave(let event) = $0 { saves.append(event) } }
 

@@ -6,12 +6,12 @@ import Foundation
 /// reads as NULL, as a nil relationship does in memory).
 package final class QueryScope {
     package let alias: String
-    package let mapping: EntityMapping
+    package let mapping: SQLEntityMapping
     package let aliases: AliasCounter
     package private(set) var joins: [String] = []
-    private var joinAliases: [String: (alias: String, mapping: EntityMapping)] = [:]
+    private var joinAliases: [String: (alias: String, mapping: SQLEntityMapping)] = [:]
 
-    package init(alias: String, mapping: EntityMapping, aliases: AliasCounter) {
+    package init(alias: String, mapping: SQLEntityMapping, aliases: AliasCounter) {
         self.alias = alias
         self.mapping = mapping
         self.aliases = aliases
@@ -19,7 +19,7 @@ package final class QueryScope {
 
     /// The alias of the destination of a to-one relationship read from `alias`, joining it on first use.
     package func join(_ column: ToOneColumn, from alias: String, path: String, schema: SQLSchema) -> (
-        String, EntityMapping
+        String, SQLEntityMapping
     )? {
         if let existing = joinAliases[path] { return existing }
         guard let destination = column.relationship.destinationEntity else { return nil }

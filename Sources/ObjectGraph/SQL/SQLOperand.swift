@@ -7,7 +7,7 @@ package enum SQLOperand {
     /// A to-one relationship's foreign key (the destination's `Z_PK`), with its destination.
     case foreignKey(String, destination: EntityDescription)
     /// The evaluated object itself (its `Z_PK`).
-    case object(alias: String, mapping: EntityMapping)
+    case object(alias: String, mapping: SQLEntityMapping)
     /// A to-many relationship read from `alias`, with the rest of the key path to read from each destination.
     case toMany(ToManyMapping, ownerAlias: String, rest: [KeyPathComponent], path: String)
     /// A scalar computed by a subquery (`@count`, `@sum` …); `nullable` for `@avg`, `@min`, `@max`.

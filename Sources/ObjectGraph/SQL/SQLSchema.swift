@@ -8,7 +8,7 @@ import Foundation
 /// numbers them: roots sorted by name, each followed depth-first by its sub-entities sorted by name.
 package final class SQLSchema {
     /// The mapping of every entity, by name.
-    package private(set) var entities: [String: EntityMapping] = [:]
+    package private(set) var entities: [String: SQLEntityMapping] = [:]
     /// The tables, by name.
     package private(set) var tables: [String: TableMapping] = [:]
     /// The join tables, by name.
@@ -43,7 +43,7 @@ package final class SQLSchema {
             let table = TableMapping(name: Self.tableName(root), root: root)
             tables[table.name] = table
             for entity in root.selfAndDescendants {
-                let mapping = EntityMapping(entity: entity, number: assigned[entity.name]!, table: table)
+                let mapping = SQLEntityMapping(entity: entity, number: assigned[entity.name]!, table: table)
                 entities[entity.name] = mapping
                 entityNames[mapping.number] = entity.name
                 table.entityNumbers.append(mapping.number)
@@ -59,7 +59,7 @@ package final class SQLSchema {
     package static func tableName(_ root: EntityDescription) -> String { "Z" + root.name.uppercased() }
 
     /// The mapping of an entity; the model is the schema's, so every entity has one.
-    package func mapping(_ entity: EntityDescription) -> EntityMapping { entities[entity.name]! }
+    package func mapping(_ entity: EntityDescription) -> SQLEntityMapping { entities[entity.name]! }
 
     /// The entity numbers of an entity and its descendants.
     package func numbers(ofKind entity: EntityDescription) -> [Int64] {
@@ -214,8 +214,8 @@ package final class SQLSchema {
     }
 
     private func joinTable(
-        for relationship: RelationshipDescription, source: EntityMapping,
-        destination: EntityMapping
+        for relationship: RelationshipDescription, source: SQLEntityMapping,
+        destination: SQLEntityMapping
     ) -> JoinTableMapping {
         let inverse = relationship.inverseRelationship
         let owner: RelationshipDescription

@@ -27,7 +27,7 @@ struct PostgresRecordReader {
 
     /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given.
     init(
-        schema: SQLSchema, entities: [EntityMapping], alias: String, aliases: AliasCounter,
+        schema: SQLSchema, entities: [SQLEntityMapping], alias: String, aliases: AliasCounter,
         properties: Set<String>?
     ) {
         var indexByExpression: [String: Int] = [:]

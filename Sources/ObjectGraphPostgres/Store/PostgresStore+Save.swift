@@ -262,7 +262,7 @@ struct PostgresRowWriter {
     /// Rows per multi-row `INSERT`, within PostgreSQL's 65,535 parameters.
     var rowsPerInsert: Int { max(1, min(1000, 65_535 / parametersPerRow)) }
 
-    init(mapping: EntityMapping) {
+    init(mapping: SQLEntityMapping) {
         var columns: [String] = []
         var names: [String] = []
         var bindings: [Binding] = []

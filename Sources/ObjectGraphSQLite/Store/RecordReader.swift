@@ -72,7 +72,7 @@ struct RecordReader {
     private var onlyPlan: EntityPlan?
 
     /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given.
-    init(schema: SQLSchema, entities: [EntityMapping], alias: String, aliases: AliasCounter,
+    init(schema: SQLSchema, entities: [SQLEntityMapping], alias: String, aliases: AliasCounter,
          properties: Set<String>?) {
         var indexByExpression: [String: Int32] = [:]
         var columns: [String] = []

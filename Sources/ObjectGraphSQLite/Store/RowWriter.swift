@@ -38,7 +38,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     static let maximumRowsPerInsert = 32
 
     /// A writer of the entity's rows; `parameterLimit` is the connection's `SQLITE_LIMIT_VARIABLE_NUMBER`.
-    init(mapping: EntityMapping, schema: SQLSchema, parameterLimit: Int) {
+    init(mapping: SQLEntityMapping, schema: SQLSchema, parameterLimit: Int) {
         var columns: [String] = []
         var names: [String] = []
         var bindings: [Binding] = []

@@ -100,7 +100,7 @@ extension SQLiteStore {
     }
 
     /// The cached `SELECT … WHERE Z_PK = ?` of an entity.
-    private func recordQuery(for mapping: EntityMapping) -> (String, RecordReader) {
+    private func recordQuery(for mapping: SQLEntityMapping) -> (String, RecordReader) {
         if let cached = recordQueries[mapping.number] { return cached }
         let aliases = AliasCounter()
         let alias = aliases.next()

@@ -48,7 +48,7 @@ extension SQLiteStore {
             "INSERT INTO \(SQLiteHistorySchema.transactions) (ZTIMESTAMP, ZAUTHOR, ZCONTEXTNAME) VALUES (?, ?, ?)")
         try transaction.bind([
             .real(recording.timestamp.timeIntervalSinceReferenceDate),
-            recording.author.map(SQLiteValue.text), recording.contextName.map(SQLiteValue.text),
+            recording.author.map(SQLValue.text), recording.contextName.map(SQLValue.text),
         ])
         try transaction.run()
         let number = connection.lastInsertRowID
@@ -74,7 +74,7 @@ extension SQLiteStore {
             if after < deletedThrough { throw historyTokenExpired(after: after, deletedThrough: deletedThrough) }
         }
         var conditions: [String] = []
-        var arguments: [SQLiteValue?] = []
+        var arguments: [SQLValue?] = []
         if let after = query.afterTransactionNumber {
             conditions.append("Z_PK > ?")
             arguments.append(.integer(after))
@@ -150,7 +150,7 @@ extension SQLiteStore {
         guard try hasHistoryTables() else { return 0 }
         let connection = try openConnection()
         let condition: String
-        var arguments: [SQLiteValue?] = []
+        var arguments: [SQLValue?] = []
         switch cutoff {
         case .throughTransactionNumber(let number):
             condition = "Z_PK <= ?"

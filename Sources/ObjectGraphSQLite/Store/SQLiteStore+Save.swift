@@ -222,7 +222,7 @@ extension SQLiteStore {
     }
 
     /// The cached row writer of an entity.
-    private func rowWriter(for mapping: EntityMapping, connection: SQLiteConnection) -> RowWriter {
+    private func rowWriter(for mapping: SQLEntityMapping, connection: SQLiteConnection) -> RowWriter {
         if let writer = rowWriters[mapping.number] { return writer }
         let writer = RowWriter(mapping: mapping, schema: schema, parameterLimit: connection.parameterLimit)
         rowWriters[mapping.number] = writer
@@ -233,7 +233,7 @@ extension SQLiteStore {
     private func writeToManyRows(_ records: [StoreRecord], inserting: Bool) throws {
         let connection = try openConnection()
         guard schema.entities.values.contains(where: { !$0.toManys.isEmpty }) else { return }
-        var last: (name: String, mapping: EntityMapping?)?
+        var last: (name: String, mapping: SQLEntityMapping?)?
         // By position: a loop over the records would copy each one (its values) only to read a few fields.
         for index in records.indices {
             // Records come grouped by entity: look the mapping up once per run.

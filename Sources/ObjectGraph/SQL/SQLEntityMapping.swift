@@ -1,7 +1,7 @@
 import Foundation
 
 /// How one entity's properties map to columns of its root's table (inherited ones included).
-package final class EntityMapping {
+package final class SQLEntityMapping {
     package let entity: EntityDescription
     /// The entity's `Z_ENT`.
     package let number: Int64
