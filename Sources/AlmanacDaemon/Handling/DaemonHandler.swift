@@ -44,8 +44,10 @@ public struct DaemonHandler: RequestHandler {
     /// Synchronous and blocking (the coordinator waits in its gate): ``handle(_:peer:)`` runs it on the store threads;
     /// tests call it directly.
     ///
-    /// - Parameter author: who asks, recorded with writes in the persistent history (see
-    ///   ``QueryEngine/historyAuthor(peer:requestID:)``).
+    /// - Parameters:
+    ///   - request: the decoded request.
+    ///   - author: who asks, recorded with writes in the persistent history (see
+    ///     ``QueryEngine/historyAuthor(peer:requestID:)``).
     /// - Throws: a `WireError` with the protocol's error code (`unknown_op`, `bad_request` for a
     ///   body that does not decode, and each operation's own).
     public func reply(to request: WireRequest, author: String? = nil) throws(WireError) -> DaemonReply {

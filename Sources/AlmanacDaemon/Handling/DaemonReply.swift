@@ -1,6 +1,6 @@
 import AlmanacWire
 
-/// The typed body of one of the daemon's answers, as ``DaemonHandler/reply(to:)`` returns it: one case per kind
+/// The typed body of one of the daemon's answers, as ``DaemonHandler/reply(to:author:)`` returns it: one case per kind
 /// of body in AlmanacWire, which the client decodes with the same types.
 public enum DaemonReply: WireReplyBody, Hashable {
     case hello(WireResponse.Hello)

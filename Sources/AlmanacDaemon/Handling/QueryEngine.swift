@@ -53,7 +53,7 @@ public final class QueryEngine: Sendable {
         ["Session": "personal"].merging(rules) { _, configured in configured }
     }
 
-    // MARK: Operations (``DaemonHandler/reply(to:)`` dispatches to them)
+    // MARK: Operations (``DaemonHandler/reply(to:author:)`` dispatches to them)
 
     /// `hello`: the protocol version, the daemon's version and the model's entity names.
     func hello() -> WireResponse.Hello {

@@ -97,7 +97,7 @@ extension Collection {
 // MARK: Side files
 
 extension PersistentHistoryLog {
-    /// The log's file form (JSON), for ``init(fileContents:storeID:model:)``.
+    /// The log's file form (JSON), for ``init(fileContents:storeID:)``.
     public func fileContents() throws -> Data {
         let file = LogFile(
             lastTransactionNumber: lastTransactionNumber, lastChangeID: lastChangeID, deletedThrough: deletedThrough,

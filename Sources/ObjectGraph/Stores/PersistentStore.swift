@@ -200,7 +200,7 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
         Self.supportsPersistentHistory && options.flag(.persistentHistoryTracking)
     }
 
-    /// Gets the store's history ready after ``load()``: reads it, or creates where it goes. Called once when a store
+    /// Gets the store's history ready after ``PersistentStore/load()``: reads it, or creates where it goes. Called once when a store
     /// that tracks history is added; the default does nothing.
     open func loadHistory() throws {}
 
