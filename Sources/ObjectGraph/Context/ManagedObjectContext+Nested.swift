@@ -196,25 +196,7 @@ extension ManagedObjectContext {
             object.isInsertedFlag = false
             object.snapshot = nil
         }
-        for object in deletedObjects {
-            forget(object)
-            object.isDeletedFlag = false
-            object.storage = .invalid
-            object.managedObjectContext = nil
-        }
-        for object in takeDeletedWhileInserted() {
-            forget(object)
-            object.managedObjectContext = nil
-        }
-        for object in changed.objects { object.snapshot = nil }
-        inserted.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
-        assignedStores.removeAll()
-        pending = PendingNotification()
-        for objects in [newObjects, updated, deletedObjects] {
-            for object in objects { object.didSave() }
-        }
+        settleSavedChanges(inserted: newObjects, updated: updated, deleted: deletedObjects)
         guard !observers.isEmpty else { return }
         var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
         event.insertedObjectIDs = Set(newObjects.map(\.objectID))

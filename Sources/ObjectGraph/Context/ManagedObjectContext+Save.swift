@@ -292,6 +292,32 @@ extension ManagedObjectContext {
 
     // MARK: Finishing
 
+    /// The end of every save, to the stores or into a parent: deleted objects leave the context, the lists of
+    /// changes empty, and every saved object hears ``ManagedObject/didSave()``.
+    func settleSavedChanges(
+        inserted newObjects: [ManagedObject], updated: [ManagedObject], deleted deletedObjects: [ManagedObject]
+    ) {
+        for object in deletedObjects {
+            forget(object)
+            object.isDeletedFlag = false
+            object.storage = .invalid
+            object.managedObjectContext = nil
+        }
+        for object in takeDeletedWhileInserted() {
+            forget(object)
+            object.managedObjectContext = nil
+        }
+        for object in changed.objects { object.snapshot = nil }
+        inserted.removeAll()
+        deleted.removeAll()
+        changed.removeAll()
+        assignedStores.removeAll()
+        pending = PendingNotification()
+        for objects in [newObjects, updated, deletedObjects] {
+            for object in objects { object.didSave() }
+        }
+    }
+
     private func finishSave(_ plan: SavePlan) {
         // Unregistered first, registered again after: in one loop the registry would switch between the tables of
         // temporary and permanent IDs at every object.
@@ -309,25 +335,8 @@ extension ManagedObjectContext {
             object.version += 1
             object.snapshot = nil
         }
-        for object in plan.deletedObjects {
-            forget(object)
-            object.isDeletedFlag = false
-            object.storage = .invalid
-            object.managedObjectContext = nil
-        }
-        for object in takeDeletedWhileInserted() {
-            forget(object)
-            object.managedObjectContext = nil
-        }
-        for object in changed.objects { object.snapshot = nil }
-        inserted.removeAll()
-        deleted.removeAll()
-        changed.removeAll()
-        assignedStores.removeAll()
-        pending = PendingNotification()
-        for objects in [plan.insertedObjects, plan.updatedObjects, plan.deletedObjects] {
-            for object in objects { object.didSave() }
-        }
+        settleSavedChanges(
+            inserted: plan.insertedObjects, updated: plan.updatedObjects, deleted: plan.deletedObjects)
         // The event's sets of IDs are built only when someone listens: hashing every ID of a large save was a
         // tenth of finishing it.
         let coordinator = persistentStoreCoordinator
