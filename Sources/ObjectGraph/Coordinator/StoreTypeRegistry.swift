@@ -32,7 +32,7 @@ final class StoreTypeRegistry: @unchecked Sendable {  // guarded by lock
     /// Foundation's `NSClassFromString` finds a Swift class by its module-qualified name, and only when the module
     /// is linked into the program, which is what makes the lookup safe: an unlinked module gives `nil`, and the
     /// caller reports the type as unknown.
-    private static func linkedStoreClass(for type: PersistentStoreType) -> PersistentStore.Type? {
+    static func linkedStoreClass(for type: PersistentStoreType) -> PersistentStore.Type? {
         guard let name = linkedClassNames[type] else { return nil }
         return NSClassFromString(name) as? PersistentStore.Type
     }

@@ -1,7 +1,7 @@
 import Foundation
-import ObjectGraph
 import Testing
 
+@testable import ObjectGraph
 @testable import ObjectGraphTestSupport
 
 @Suite("Persistent container")
@@ -31,6 +31,12 @@ struct PersistentContainerTests {
     }
 
     @Test func theStoreTypesOfThePackageNeedNoRegistration() {
+        // The lookup by class name itself, whatever other tests running beside this one registered meanwhile.
+        let sqlite = StoreTypeRegistry.linkedStoreClass(for: .sqlite).map { String(reflecting: $0) }
+        let xml = StoreTypeRegistry.linkedStoreClass(for: .xml).map { String(reflecting: $0) }
+        #expect(sqlite == "ObjectGraphSQLite.SQLiteStore")
+        #expect(xml == "ObjectGraphXML.XMLStore")
+        #expect(StoreTypeRegistry.linkedStoreClass(for: PersistentStoreType(rawValue: "NoSuchStore")) == nil)
         #expect(PersistentStoreCoordinator.registeredStoreClass(for: .sqlite) != nil)
         #expect(PersistentStoreCoordinator.registeredStoreClass(for: .xml) != nil)
         #expect(PersistentStoreCoordinator.registeredStoreTypes.contains(.sqlite))
