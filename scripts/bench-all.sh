@@ -21,11 +21,14 @@
 # --quick shrinks the inputs (CI-sized: under 2 minutes once built). Exits non-zero when a step fails to run; a
 # missed target is a figure, not a failure. The daemon's ping rows need redis-server and redis-benchmark: run as
 # root, the script installs the redis-server package when they are missing; otherwise those rows say "skipped".
+# BENCH_BUILD_FLAGS adds flags to every release build of Benchmarks/ (CI passes --static-swift-stdlib, so that the
+# package check's static almanac and almanacd and this step share one compilation of the framework).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 all="core,grdb,sqlite,xml,daemon,crash"
 quick=0 only=$all build=1 almanacd=
+read -r -a build_flags <<<"${BENCH_BUILD_FLAGS:-}"
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
@@ -50,14 +53,14 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 if [ "$build" = 1 ]; then
     start=$SECONDS
-    swift build -c release --package-path Benchmarks || exit 1
+    swift build -c release --package-path Benchmarks "${build_flags[@]}" || exit 1
     # almanacd from the same build (a product of the path dependency), so the framework is compiled once.
     if selected daemon && [ -z "$almanacd" ]; then
-        swift build -c release --package-path Benchmarks --product almanacd || exit 1
+        swift build -c release --package-path Benchmarks "${build_flags[@]}" --product almanacd || exit 1
     fi
     echo "bench-all: built in $((SECONDS - start)) s"
 fi
-bin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+bin=$(swift build -c release --package-path Benchmarks "${build_flags[@]}" --show-bin-path)
 
 if selected daemon && ! { command -v redis-server && command -v redis-benchmark; } >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
