@@ -340,13 +340,15 @@ extension ManagedObjectContext {
         // The event's sets of IDs are built only when someone listens: hashing every ID of a large save was a
         // tenth of finishing it.
         let coordinator = persistentStoreCoordinator
-        guard !observers.isEmpty || coordinator.hasSaveObservers else { return }
+        let mergingChildren = hasMergingChildren
+        guard !observers.isEmpty || coordinator.hasSaveObservers || mergingChildren else { return }
         var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
         event.insertedObjectIDs = Set(plan.insertedIDs)
         event.updatedObjectIDs = Set(plan.updatedObjects.map(\.objectID))
         event.deletedObjectIDs = Set(plan.deletedObjects.map(\.objectID))
         post(.didSave(event))
         coordinator.notifySaved(event)
+        if mergingChildren { mergeIntoChildren(event) }
     }
 
     // MARK: Uniqueness constraint conflicts
