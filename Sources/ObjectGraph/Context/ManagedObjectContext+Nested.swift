@@ -115,10 +115,10 @@ extension ManagedObjectContext {
     /// there with the IDs they have here, deletions are deleted there with the parent's delete rules), then marks
     /// them saved here. Checks first that every object it changed still exists in the parent, so that a failed
     /// push changes neither context.
-    func push(into parent: ManagedObjectContext) throws {
+    func push(into parent: ManagedObjectContext, updates: Updates) throws {
         parent.checkStores()
         let newObjects = inserted.objects.filter { !$0.isDeletedFlag }
-        let updatedObjects = changed.objects.filter(\.isUpdated)
+        let updatedObjects = updates.objects
         let deletedObjects = deleted.objects
         var targets: [ManagedObject] = []
         targets.reserveCapacity(updatedObjects.count)
@@ -152,9 +152,13 @@ extension ManagedObjectContext {
                 copy.slots[index] = parent.counterpart(of: object.slots[index], kind: kinds[index])
             }
         }
-        for (object, target) in zip(updatedObjects, targets) {
+        if parent.isRecordingUndo {
+            parent.openGroup.reserveCapacity(parent.openGroup.count + newObjects.count + updatedObjects.count)
+        }
+        for (position, target) in targets.enumerated() {
+            let object = updatedObjects[position]
             let kinds = object.slotLayout.kinds
-            for index in object.changedSlots() where !kinds[index].isFetched {
+            for index in updates.slots[position] where !kinds[index].isFetched {
                 target.setValueTracked(parent.counterpart(of: object.slots[index], kind: kinds[index]), slot: index)
             }
         }
