@@ -93,8 +93,8 @@ extension ManagedObjectContext {
         return try fetchObjects(objectRequest).map { object in
             let record = currentRecord(of: object)
             guard let keys else { return record }
-            return StoreRecord(objectID: record.objectID, version: record.version,
-                               values: record.values.filter { keys.contains($0.key) })
+            let values = record.values.filter { keys.contains($0.key) }
+            return StoreRecord(objectID: record.objectID, version: record.version, values: values)
         }
     }
 
