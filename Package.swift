@@ -26,6 +26,8 @@ let package = Package(
         .executable(name: "almanacd", targets: ["almanacd"]),
         .executable(name: "almanac", targets: ["almanac"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
+        // Typed ManagedObject subclasses generated from a target's Xcode model files at build time.
+        .plugin(name: "ObjectGraphCodegen", targets: ["ObjectGraphCodegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -58,6 +60,12 @@ let package = Package(
         .target(name: "ObjectGraphPostgres",
                 dependencies: ["ObjectGraph", .product(name: "PostgresNIO", package: "postgres-nio")] + nio),
 
+        // The class generator and the build-tool plugin that runs it: the tool needs only the model-file reader (its
+        // modules are compiled a second time for the host, so nothing else).
+        .target(name: "ModelCodegen", dependencies: ["ObjectGraph", "ObjectGraphXML"]),
+        .executableTarget(name: "objectgraph-codegen", dependencies: ["ModelCodegen"]),
+        .plugin(name: "ObjectGraphCodegen", capability: .buildTool(), dependencies: ["objectgraph-codegen"]),
+
         // Schedules: the schedule model and the readers of schedule formats.
         .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"]),
 
@@ -82,6 +90,9 @@ let package = Package(
                 path: "Tests/ObjectGraphTestSupport"),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
+        // Generated classes compiled and used: the target's own model file goes through the plugin.
+        .testTarget(name: "ModelCodegenTests", dependencies: ["ModelCodegen", "ObjectGraph", "ObjectGraphXML"],
+                    exclude: ["Catalog.xcdatamodeld"], plugins: ["ObjectGraphCodegen"]),
         .testTarget(name: "ObjectGraphXMLTests",
                     dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML", "ObjectGraphTestSupport"]),
         .testTarget(name: "ObjectGraphSQLiteTests",
@@ -95,7 +106,7 @@ let package = Package(
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
                         + lifecycle),
         .testTarget(name: "almanacTests",
-                    dependencies: ["almanac", "almanacd", "objectgraph", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
+                    dependencies: ["almanac", "almanacd", "objectgraph", "objectgraph-codegen", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
