@@ -66,8 +66,10 @@ let package = Package(
         .executableTarget(name: "objectgraph-codegen", dependencies: ["ModelCodegen"]),
         .plugin(name: "ObjectGraphCodegen", capability: .buildTool(), dependencies: ["objectgraph-codegen"]),
 
-        // Schedules: the schedule model and the readers of schedule formats.
-        .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"]),
+        // Schedules: the schedule model and the readers of schedule formats. The personal entities' classes are
+        // generated from ObjectModel/Schedule.xcdatamodeld.
+        .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"],
+                exclude: ["ObjectModel/Schedule.xcdatamodeld"], plugins: ["ObjectGraphCodegen"]),
 
         // The wire protocol shared by the daemon and its clients.
         .target(name: "AlmanacWire", dependencies: ["CivilDates"]),
