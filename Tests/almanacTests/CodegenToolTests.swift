@@ -3,9 +3,15 @@ import Testing
 
 /// `objectgraph-codegen`, the tool the ObjectGraphCodegen plugin runs during a build: what a build shows when a
 /// model file is broken, and what it writes when it is not.
+///
+/// The binary is the one the build made for the plugin (`objectgraph-codegen-tool` in the products folder; the
+/// Schedules target runs it in every build). Naming the executable as a dependency of this target instead makes
+/// SwiftPM 6.3 link its object twice into the test bundle.
 struct CodegenToolTests {
     static func run(_ arguments: [String]) async throws -> ProcessRunner.Result {
-        try await ProcessRunner.run(try DaemonProcessTests.binary("objectgraph-codegen"), arguments: arguments)
+        let binary = (try? DaemonProcessTests.binary("objectgraph-codegen-tool"))
+        return try await ProcessRunner.run(
+            try binary ?? DaemonProcessTests.binary("objectgraph-codegen"), arguments: arguments)
     }
 
     static func scratch() throws -> URL {
