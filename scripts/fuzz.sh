@@ -105,7 +105,7 @@ PY
         ;;
     model-file)
         copy_coredata '*.xcdatamodel-contents.xml' '*.xcdatamodeld/*.xcdatamodel/contents'
-        for file in "$root"/Data/*.xcdatamodeld/*.xcdatamodel/contents; do
+        for file in "$root"/Sources/Schedules/ObjectModel/*.xcdatamodeld/*.xcdatamodel/contents; do
             [ -f "$file" ] && cp -f "$file" "$seeds/data-$(basename "$(dirname "$file")")"
         done
         # The tests' model files written in code (multi-line string literals of ModelFileFixtures).
