@@ -26,7 +26,8 @@ struct NestedContextReadingTests {
         parent.delete(sessions[1])
         let c = parent.makeSession("c", title: "C")
         c.setValue(20, forKey: "duration")
-        c.setValue(try #require(try parent.all("Room").first), forKey: "room")
+        let firstRoom: ManagedObject = try #require(try parent.all("Room").first)
+        c.setValue(firstRoom, forKey: "room")
         return (fixture, parent)
     }
 
