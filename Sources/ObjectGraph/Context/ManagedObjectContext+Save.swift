@@ -27,6 +27,7 @@ extension ManagedObjectContext {
             object.willSave()
         }
         processPendingChanges()
+        recomputeDerivedAttributes()
         try validateChanges()
         if let parent {
             try push(into: parent)
