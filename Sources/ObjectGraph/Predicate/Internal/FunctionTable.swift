@@ -10,8 +10,8 @@ enum FunctionTable {
 
     /// Canonical names and their arities.
     static let canonical: [String: ClosedRange<Int>] = [
-        "now": 0...0, "canonical": unary, "lowercase": unary, "uppercase": unary, "abs": unary, "sqrt": unary, "floor": unary,
-        "ceiling": unary, "trunc": unary, "ln": unary, "log": unary, "exp": unary, "count": variadic,
+        "now": 0...0, "canonical": unary, "lowercase": unary, "uppercase": unary, "abs": unary, "sqrt": unary,
+        "floor": unary, "ceiling": unary, "trunc": unary, "ln": unary, "log": unary, "exp": unary, "count": variadic,
         "sum": variadic, "average": variadic, "min": variadic, "max": variadic,
     ]
 
