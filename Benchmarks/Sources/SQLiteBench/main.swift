@@ -523,6 +523,13 @@ rows.append(ResultRow(workload: "SQLite history fetch of \(historyCount) transac
                       note: "one insert per transaction; coordinator.fetchHistory(after: nil) against the same join "
                         + "read with sqlite3_step into Swift values"))
 
+// MARK: 7. Migration with an inferred mapping, and prefetching (issue 29)
+
+let (migrationRow, migrationSummary) = try GraphWorkloads.migrationRow(runs: runs, quick: quick, in: folder)
+rows.append(migrationRow)
+let (prefetchRow, prefetchSummary) = try GraphWorkloads.prefetchRow(runs: runs, in: folder)
+rows.append(prefetchRow)
+
 // MARK: Output
 
 func line(_ name: String, _ time: Double, _ count: Int) -> String {
@@ -554,6 +561,8 @@ print(String(format: "raw indexed sorted limit-50: %.1f µs; store: %.1f µs; st
              rawLimit.median * 1e6, storeLimit.median * 1e6, storeLimit.median / rawLimit.median))
 print(String(format: "raw grouped count: %.2f ms; dictionary fetch: %.2f ms; ours/raw %.2fx",
              rawGrouped.median * 1e3, groupedCount.median * 1e3, groupedCount.median / rawGrouped.median))
+print(migrationSummary)
+print(prefetchSummary)
 print("")
 ResultTable.print(rows)
 if let url = arguments.jsonURL {
