@@ -27,9 +27,10 @@ extension ManagedObjectContext {
             object.willSave()
         }
         processPendingChanges()
-        // Which objects changed and which of their properties, found once: validation, the push into a parent
-        // and the first save plan all need them, and comparing every slot with its snapshot is a save's largest
-        // per-object cost.
+        recomputeDerivedAttributes()
+        // Which objects changed and which of their properties, found once (after derived values are recomputed):
+        // validation, the push into a parent and the first save plan all need them, and comparing every slot with
+        // its snapshot is a save's largest per-object cost.
         let updates = updatedObjectsAndSlots()
         try validateChanges(updated: updates.objects)
         if let parent {
