@@ -10,15 +10,7 @@ struct NestedContextReadingTests {
     /// Sessions "a" (30 min) and "b" (30 min) saved in room "R1", then a parent that changes "a" to 50 min and
     /// title "Z", deletes "b" and inserts "c" (title "C", 20 min) without saving.
     private static func parentWithChanges(_ kind: StoreKind) throws -> (Fixture, ManagedObjectContext) {
-        let fixture = Fixture(kind)
-        try fixture.addStore()
-        let setup = fixture.context()
-        let room = setup.insertNewObject(forEntityName: "Room")
-        room.setValue("R1", forKey: "name")
-        for guid in ["a", "b"] {
-            setup.makeSession(guid, title: guid.uppercased()).setValue(room, forKey: "room")
-        }
-        try setup.save()
+        let fixture = try Fixture.twoSessionsInOneRoom(kind)
         let parent = fixture.context()
         let sessions = try parent.all("Session", sortedBy: "guid")
         sessions[0].setValue("Z", forKey: "title")
