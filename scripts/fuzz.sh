@@ -38,7 +38,7 @@ case "$target" in
 esac
 
 build=(swift build -c release --package-path Fuzz --scratch-path Fuzz/.build --product "$product"
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
     "${build[@]}"
 fi
