@@ -42,7 +42,11 @@ extension MigrationManager {
         }
         switch destination.entity.propertiesByName[key] {
         case let attribute as AttributeDescription:
-            guard let value = Self.unwrapped(value) else {
+            // A value of the attribute's own type needs no unwrapping (whose casts cost more than the rest); a
+            // transformable takes any value, so NSNull and boxed optionals are unwrapped for it.
+            let kind = attribute.attributeType
+            let canonical = value.flatMap { kind != .transformable && kind != .undefined && kind.isCanonical($0) ? $0 : nil }
+            guard let value = canonical ?? Self.unwrapped(value) else {
                 destination.setValue(nil, forKey: key)
                 return
             }
@@ -75,7 +79,11 @@ extension MigrationManager {
 
     /// The managed objects in a value: one object, an array or a set of them.
     static func objects(in value: Any?) -> [ManagedObject] {
-        switch unwrapped(value) {
+        // The shapes the manager's own functions return, before the general unwrapping (casts through it cost more
+        // than the rest of a relationship's migration).
+        if let array = value as? [ManagedObject] { return array }
+        if let object = value as? ManagedObject { return [object] }
+        return switch unwrapped(value) {
         case nil: []
         case let object as ManagedObject: [object]
         case let array as [ManagedObject]: array
@@ -121,13 +129,16 @@ private struct MappingEvaluation {
 
     private func keyPathValue(_ keyPath: String, of object: ManagedObject?) throws -> Any? {
         guard let object else { return nil }
-        let first = keyPath.split(separator: ".", maxSplits: 1).first.map(String.init) ?? keyPath
-        guard object.entity.propertiesByName[first] != nil else { return nil }  // gone from this source entity
-        if !keyPath.contains("."), let relationship = object.entity.relationshipsByName[keyPath],
-            relationship.isToMany
-        {
-            return object.objects(forKey: keyPath)
+        // Most mapping expressions name one property (`$source.title`): read it without compiling a key path.
+        guard let dot = keyPath.utf8.firstIndex(of: UInt8(ascii: ".")) else {
+            switch object.entity.propertiesByName[keyPath] {
+            case nil: return nil  // gone from this source entity
+            case let relationship as RelationshipDescription where relationship.isToMany:
+                return object.objects(forKey: keyPath)
+            default: return object.value(forKey: keyPath)
+            }
         }
+        guard object.entity.propertiesByName[String(keyPath[..<dot])] != nil else { return nil }
         return object.value(forKeyPath: keyPath)
     }
 
