@@ -13,14 +13,21 @@ extension ManagedObject {
     ///   ``EntityDescription/propertiesByName`` to check keys that come from outside.
     public func value(forKey key: String) -> Any? {
         let index = slot(for: key)
-        let property = slotLayout.properties[index]
-        if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
-        let value = slotValue(index)
-        if let storage = value as? ToManyStorage {
-            let relationship = property as! RelationshipDescription
-            return relationship.isOrdered ? storage.objects : Set(storage.objects)
+        switch slotLayout.kinds[index] {
+        case .attribute, .toOne:
+            // No cast of the value: casting a string to a class (`ToManyStorage`) goes through Foundation's
+            // bridging checks, which cost more than the rest of the read.
+            return slotValue(index)
+        case .toMany, .other:
+            let property = slotLayout.properties[index]
+            if let fetched = property as? FetchedPropertyDescription { return fetchedValue(fetched) }
+            let value = slotValue(index)
+            if let storage = value as? ToManyStorage {
+                let relationship = property as! RelationshipDescription
+                return relationship.isOrdered ? storage.objects : Set(storage.objects)
+            }
+            return value
         }
-        return value
     }
 
     /// The value of a property, cast to a type; `nil` when absent or of another type.
