@@ -64,7 +64,7 @@ public struct Arguments: Sendable {
     public var positional: [String] {
         var result: [String] = []
         var index = 0
-        let takesValue: Set<String> = ["--json", "--filter"]
+        let takesValue: Set<String> = ["--json", "--filter", "--only"]
         while index < values.count {
             let value = values[index]
             if takesValue.contains(value) {

@@ -6,8 +6,9 @@ import ObjectGraphSQLite
 
 // SQLiteBench: the SQLite store against the raw C API doing the same work, in the same run.
 //
-//   swift run -c release --package-path Benchmarks SQLiteBench [--quick] [--json PATH]
+//   swift run -c release --package-path Benchmarks SQLiteBench [--quick] [--json PATH] [--only graph|migration|prefetch]
 //
+// --only runs section 7 alone (migration and prefetching) or one of its two rows, for working on them.
 // Each workload runs once to warm up, then ours and the raw loop alternate until both are stable; the table gives
 // the median and spread. --quick shrinks the inputs (20k inserts, 40k rows instead of 100k and 200k).
 
@@ -48,6 +49,25 @@ let runs = Figure.Runs.standard(quick: quick)
 let longRuns = Figure.Runs.long(quick: quick)
 var rows: [ResultRow] = []
 var sink = 0
+
+if let only = arguments.value("--only"), ["graph", "migration", "prefetch"].contains(only) {
+    var graphRows: [ResultRow] = []
+    if only != "prefetch" {
+        let (migrationRow, migrationSummary) = try GraphWorkloads.migrationRow(runs: runs, quick: quick, in: folder)
+        print(migrationSummary)
+        graphRows.append(migrationRow)
+    }
+    if only != "migration" {
+        let (prefetchRow, prefetchSummary) = try GraphWorkloads.prefetchRow(runs: runs, in: folder)
+        print(prefetchSummary)
+        graphRows.append(prefetchRow)
+    }
+    ResultTable.print(graphRows)
+    if let url = arguments.jsonURL {
+        try ResultFile(tool: "SQLiteBench", quick: quick, rows: graphRows).write(to: url)
+    }
+    exit(0)
+}
 
 // MARK: 1. Insert objects of 8 attributes, one transaction
 
