@@ -24,4 +24,24 @@ struct StoreIDsTests {
         #expect(ids.id(entityName: "Note", key: 4) == ManagedObjectID(entityName: "Note", storeIdentifier: "STORE",
                                                                         referenceKey: 4))
     }
+
+    /// The to-many lists the record reader's subqueries write, `key:entity,…`, read from their bytes.
+    @Test func toManyListsAreReadItemByItemSkippingWhatDoesNotParse() {
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Room"), EntityDescription(name: "Track")])
+        let ids = StoreIDs(schema: SQLSchema(model: model, configurationName: nil, numbers: ["Room": 2, "Track": 3]),
+                           storeIdentifier: "S")
+        func id(_ entity: String, _ key: Int64) -> ManagedObjectID {
+            ManagedObjectID(entityName: entity, storeIdentifier: "S", referenceKey: key)
+        }
+        func parse(_ text: String) -> [ManagedObjectID] {
+            Array(text.utf8).withUnsafeBufferPointer { RecordReader.parseList($0, destination: "Room", ids: ids) }
+        }
+        #expect(parse("12:2,7:3,40:2") == [id("Room", 12), id("Track", 7), id("Room", 40)])
+        // An unknown or missing entity number gives the destination; an item whose key does not parse is skipped,
+        // and so is an empty one.
+        #expect(parse("5:99,6:,8,x:2,,9:2") == [id("Room", 5), id("Room", 6), id("Room", 8), id("Room", 9)])
+        // A key past Int64 is no key.
+        #expect(parse("99999999999999999999:2,1:2") == [id("Room", 1)])
+        #expect(parse("9223372036854775807:3") == [id("Track", Int64.max)])
+    }
 }
