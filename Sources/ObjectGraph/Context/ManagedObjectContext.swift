@@ -374,7 +374,7 @@ extension ManagedObject {
                 slots[index] = isTransient ? layout.template[index] : value(index)
             case .toMany:
                 let ids = value(index) as? [ManagedObjectID] ?? []
-                slots[index] = ToManyStorage(context.map { context in ids.map { context.object(with: $0) } } ?? [])
+                slots[index] = context.map { ToManyStorage(distinctIDs: ids, in: $0) } ?? ToManyStorage()
             case .toOne:
                 slots[index] = (value(index) as? ManagedObjectID).flatMap { context?.object(with: $0) }
             case .other:

@@ -285,38 +285,88 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
 /// The objects of a to-many relationship, kept in order with a membership index.
 final class ToManyStorage {
-    private(set) var objects: [ManagedObject] = []
-    private var members: Set<ObjectIdentifier> = []
+    private var list: [ManagedObject] = []
+    /// Destinations read from a record and not yet asked for: their IDs, made objects of the context on first use
+    /// (Core Data's to-many fault). Filling an object from its record then costs no registry lookup per destination:
+    /// a prefetched room's list of sessions is mostly never read.
+    private var pending: [ManagedObjectID]?
+    private weak var pendingContext: ManagedObjectContext?
+    /// The objects' identities, made when a membership test first needs them on a list longer than `linearLimit`
+    /// (then kept in step with `list`): most lists read from a store are short and never asked, and building a
+    /// set for each one was a fifth of filling objects from their records.
+    private var members: Set<ObjectIdentifier>?
+    private static let linearLimit = 16
 
     init(_ objects: [ManagedObject] = []) {
         for object in objects { append(object) }
     }
 
-    var count: Int { objects.count }
+    /// Storage for objects known to be distinct (a store's record names each destination once).
+    init(distinct objects: [ManagedObject]) {
+        list = objects
+    }
 
-    func contains(_ object: ManagedObject) -> Bool { members.contains(ObjectIdentifier(object)) }
+    /// Storage for the distinct destinations a record names, made objects of `context` when first needed.
+    init(distinctIDs ids: [ManagedObjectID], in context: ManagedObjectContext) {
+        if !ids.isEmpty {
+            pending = ids
+            pendingContext = context
+        }
+    }
+
+    /// The destinations in order.
+    var objects: [ManagedObject] {
+        resolve()
+        return list
+    }
+
+    var count: Int {
+        if let pending, pendingContext != nil { return pending.count }
+        return objects.count
+    }
+
+    private func resolve() {
+        guard let ids = pending else { return }
+        pending = nil
+        guard let context = pendingContext else { return }
+        pendingContext = nil
+        list = ids.map { context.object(with: $0) }
+    }
+
+    func contains(_ object: ManagedObject) -> Bool {
+        resolve()
+        if list.count <= Self.linearLimit, members == nil { return list.contains { $0 === object } }
+        if members == nil { members = Set(list.lazy.map { ObjectIdentifier($0) }) }
+        return members!.contains(ObjectIdentifier(object))
+    }
 
     @discardableResult
     func append(_ object: ManagedObject) -> Bool {
-        guard members.insert(ObjectIdentifier(object)).inserted else { return false }
-        objects.append(object)
+        guard !contains(object) else { return false }
+        list.append(object)
+        members?.insert(ObjectIdentifier(object))
         return true
     }
 
     func insert(_ object: ManagedObject, at index: Int) {
-        guard members.insert(ObjectIdentifier(object)).inserted else { return }
-        objects.insert(object, at: min(index, objects.count))
+        guard !contains(object) else { return }
+        list.insert(object, at: min(index, list.count))
+        members?.insert(ObjectIdentifier(object))
     }
 
     /// Removes an object; returns its former index.
     @discardableResult
     func remove(_ object: ManagedObject) -> Int? {
-        guard members.remove(ObjectIdentifier(object)) != nil,
-            let index = objects.firstIndex(where: { $0 === object })
-        else { return nil }
-        objects.remove(at: index)
+        resolve()
+        if let members, !members.contains(ObjectIdentifier(object)) { return nil }
+        guard let index = list.firstIndex(where: { $0 === object }) else { return nil }
+        list.remove(at: index)
+        members?.remove(ObjectIdentifier(object))
         return index
     }
 
-    func copy() -> ToManyStorage { ToManyStorage(objects) }
+    func copy() -> ToManyStorage {
+        if let pending, let pendingContext { return ToManyStorage(distinctIDs: pending, in: pendingContext) }
+        return ToManyStorage(distinct: objects)
+    }
 }
