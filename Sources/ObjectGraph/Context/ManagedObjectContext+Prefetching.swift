@@ -31,13 +31,17 @@ extension ManagedObjectContext {
     private func prefetchHop(_ key: String, of sources: [ManagedObject], keyPath: String) throws -> [ManagedObject] {
         var destinationIDs: [ManagedObjectID] = []
         var seen: Set<ManagedObjectID> = []
+        var checkedEntity: EntityDescription?
         for object in sources {
-            guard object.entity.relationshipsByName[key] != nil else {
-                throw StoreError(
-                    code: .invalidFetchRequest,
-                    message: "Cannot prefetch '\(keyPath)': '\(key)' is no relationship of entity "
-                        + "'\(object.entity.name)'.",
-                    context: ErrorContext(entityName: object.entity.name, key: key))
+            if object.entity !== checkedEntity {
+                guard object.entity.relationshipsByName[key] != nil else {
+                    throw StoreError(
+                        code: .invalidFetchRequest,
+                        message: "Cannot prefetch '\(keyPath)': '\(key)' is no relationship of entity "
+                            + "'\(object.entity.name)'.",
+                        context: ErrorContext(entityName: object.entity.name, key: key))
+                }
+                checkedEntity = object.entity
             }
             for id in storedDestinationIDs(of: object, key: key) where seen.insert(id).inserted {
                 destinationIDs.append(id)
@@ -75,7 +79,16 @@ extension ManagedObjectContext {
         switch object.storage {
         case .fault:
             guard let kept = object.faultValues else { return [] }
-            value = kept.record[key]
+            // Read by position when the record is laid out by the entity's keys (a store read it whole), without
+            // hashing the key.
+            let record = kept.record
+            let layout = object.slotLayout
+            if let row = record.row(laidOutBy: layout.recordKeys) {
+                let position = layout.recordPositions[object.slot(for: key)]
+                if position < 0 { value = nil } else { value = row[position] }
+            } else {
+                value = record[key]
+            }
         case .loaded:
             value = object.primitiveValue(forKey: key)
         case .invalid:
