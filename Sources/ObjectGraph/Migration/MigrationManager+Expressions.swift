@@ -45,7 +45,8 @@ extension MigrationManager {
             // A value of the attribute's own type needs no unwrapping (whose casts cost more than the rest); a
             // transformable takes any value, so NSNull and boxed optionals are unwrapped for it.
             let kind = attribute.attributeType
-            let canonical = value.flatMap { kind != .transformable && kind != .undefined && kind.isCanonical($0) ? $0 : nil }
+            let takesAny = kind == .transformable || kind == .undefined
+            let canonical = value.flatMap { !takesAny && kind.isCanonical($0) ? $0 : nil }
             guard let value = canonical ?? Self.unwrapped(value) else {
                 destination.setValue(nil, forKey: key)
                 return

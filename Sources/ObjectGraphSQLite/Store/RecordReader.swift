@@ -229,8 +229,9 @@ struct RecordReader {
             }
             return ids.id(entityName: destination, key: key)
         case .toMany(let destination):
-            guard let text = sqlite3_column_text(statement.handle, field.index) else { return nil }
-            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement.handle, field.index)))
+            let handle = statement.handle
+            guard let text = sqlite3_column_text(handle, field.index) else { return nil }
+            let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, field.index)))
             guard !bytes.isEmpty else { return nil }
             return parseList(bytes, destination: destination, ids: ids)
         }

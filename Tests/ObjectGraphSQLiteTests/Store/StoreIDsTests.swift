@@ -28,8 +28,8 @@ struct StoreIDsTests {
     /// The to-many lists the record reader's subqueries write, `key:entity,…`, read from their bytes.
     @Test func toManyListsAreReadItemByItemSkippingWhatDoesNotParse() {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Room"), EntityDescription(name: "Track")])
-        let ids = StoreIDs(schema: SQLSchema(model: model, configurationName: nil, numbers: ["Room": 2, "Track": 3]),
-                           storeIdentifier: "S")
+        let schema = SQLSchema(model: model, configurationName: nil, numbers: ["Room": 2, "Track": 3])
+        let ids = StoreIDs(schema: schema, storeIdentifier: "S")
         func id(_ entity: String, _ key: Int64) -> ManagedObjectID {
             ManagedObjectID(entityName: entity, storeIdentifier: "S", referenceKey: key)
         }
