@@ -197,32 +197,22 @@ extension ManagedObjectContext {
 
     /// Sorts objects by keys, ties broken by store add order and then object ID (new objects last).
     func sortInMemory(_ objects: [ManagedObject], by keys: [SortKey]) throws -> [ManagedObject] {
-        struct Row {
-            let object: ManagedObject
-            let values: [Any?]
-            let storeIndex: Int
-        }
         var indexByStore: [String: Int] = [:]
         for (index, store) in persistentStoreCoordinator.persistentStores.enumerated() {
             indexByStore[store.identifier] = index
         }
-        let rows = try objects.map { object in
-            Row(object: object, values: try keys.map { try ObjectExpression.value(atKeyPath: $0.keyPath, of: object) },
-                storeIndex: object.objectID.storeIdentifier.flatMap { indexByStore[$0] } ?? Int.max)
-        }
-        return rows.sorted { lhs, rhs in
-            for (position, key) in keys.enumerated() {
-                switch key.compare(lhs.values[position], rhs.values[position]) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            if lhs.storeIndex != rhs.storeIndex { return lhs.storeIndex < rhs.storeIndex }
-            if lhs.object.objectID.isTemporaryID != rhs.object.objectID.isTemporaryID {
-                return !lhs.object.objectID.isTemporaryID
-            }
-            return lhs.object.objectID < rhs.object.objectID
+        // Equal sort values keep the coordinator's order: store order, saved objects before new ones, then IDs. The
+        // objects are put in that order first, and the stable sort by the keys keeps it among equals.
+        let tieOrdered = objects.map { object in
+            (object: object, store: object.objectID.storeIdentifier.flatMap { indexByStore[$0] } ?? Int.max)
+        }.sorted { lhs, rhs in
+            if lhs.store != rhs.store { return lhs.store < rhs.store }
+            let (left, right) = (lhs.object.objectID, rhs.object.objectID)
+            if left.isTemporaryID != right.isTemporaryID { return !left.isTemporaryID }
+            return left < right
         }.map(\.object)
+        // Each value is read and prepared once (SortKey.compare prepares both values per comparison: a fetch of 100k
+        // objects with one unsaved change took seconds).
+        return try SortKey.sort(tieOrdered, by: keys)
     }
 }
