@@ -91,7 +91,7 @@ struct PostgresRemoteChangeTests {
         // Another connection ends the listening one; the writer saves at once, while it may still be down.
         let admin = PostgresSession(location: try #require(PostgresStoreLocation(url: server)))
         defer { admin.close() }
-        let terminated = try admin.query("SELECT pg_terminate_backend(?)", [.integer(Int64(pid))])
+        let terminated = try admin.query("SELECT pg_terminate_backend(CAST(? AS integer))", [.integer(Int64(pid))])
         #expect(try terminated.first?[column: 0].decode(Bool.self) == true)
         let context = ManagedObjectContext(coordinator: writer)
         context.makeSession("during")
