@@ -72,7 +72,9 @@ struct SharedPersonalStoreTests {
         // On the second daemon: every event, and the results of a fetch of favourites.
         let events = try #require(EventLines(otherSocket, #"{"id":1,"op":"subscribe"}"#))
         let results = try #require(
-            EventLines(otherSocket, #"{"id":2,"op":"subscribe","fetch":{"entity":"Favorite","properties":["sessionGUID"]}}"#))
+            EventLines(
+                otherSocket,
+                #"{"id":2,"op":"subscribe","fetch":{"entity":"Favorite","properties":["sessionGUID"]}}"#))
         #expect(events.next()?["subscribed"] == .bool(true))
         #expect(results.next()?["subscribed"] == .bool(true))
 
@@ -87,7 +89,9 @@ struct SharedPersonalStoreTests {
         #expect(latency <= .seconds(1), "the event came \(latency) after the acknowledgement")
         // The first event of a fetch subscription gives its results (none yet); the next one the new favourite.
         let moved = try #require(
-            results.next { $0["event"]?.stringValue == "resultsChanged" && $0["inserted"]?.arrayValue?.isEmpty == false })
+            results.next {
+                $0["event"]?.stringValue == "resultsChanged" && $0["inserted"]?.arrayValue?.isEmpty == false
+            })
         let object = moved["inserted"]?.arrayValue?.first?.objectValue?["object"]?.objectValue
         #expect(object?["values"]?.objectValue?["sessionGUID"]?.stringValue == "g-1")
         #expect(await first.stop())
