@@ -24,6 +24,21 @@ as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Starts the server of $folder. It runs on after this script, so it gets none of the script's descriptors beyond
+# 0-2: Foundation's Process (swift-corelibs) learns that a child exited when the socket it hands the child closes,
+# and a server holding that socket would keep a caller waiting until the server stops.
+start_server() {
+    (
+        for fd in /proc/self/fd/*; do
+            fd=${fd##*/}
+            if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+        done
+        as_owner "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
+            -o "-k $folder -c listen_addresses='' -c max_connections=300 -c fsync=${ALMANAC_POSTGRES_FSYNC:-off}" \
+            start </dev/null >/dev/null
+    )
+}
+
 case "${1:-}" in
 start)
     folder=$(mktemp -d /tmp/almanac-pg.XXXXXX)
@@ -33,9 +48,7 @@ start)
         || { cat "$folder/initdb.log" >&2; exit 1; }
     # Enough connections for the parallel test run (each coordinator holds one); fsync off unless
     # ALMANAC_POSTGRES_FSYNC=on (benchmarks measure with it on: a commit then waits for the disk).
-    as_owner "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-        -o "-k $folder -c listen_addresses='' -c max_connections=300 -c fsync=${ALMANAC_POSTGRES_FSYNC:-off}" start >/dev/null \
-        || { cat "$folder/server.log" >&2; exit 1; }
+    start_server || { cat "$folder/server.log" >&2; exit 1; }
     echo "postgres:///postgres?host=$folder&user=postgres"
     ;;
 stop)
@@ -60,9 +73,7 @@ pause | resume)
     if [ "$1" = pause ]; then
         as_owner "$bin/pg_ctl" -D "$folder/data" -m fast -w stop >/dev/null
     else
-        as_owner "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-            -o "-k $folder -c listen_addresses='' -c max_connections=300 -c fsync=${ALMANAC_POSTGRES_FSYNC:-off}" \
-            start >/dev/null
+        start_server
     fi
     ;;
 *)
