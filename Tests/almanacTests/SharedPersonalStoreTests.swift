@@ -129,9 +129,11 @@ final class EventLines {
         }
     }
 
-    /// The next line that `matches`, skipping others; nil when none arrives.
+    /// The next line that `matches`, skipping others; nil when none arrives within 30 s (a daemon that keeps
+    /// sending other lines cannot keep the caller waiting longer than that and one read).
     func next(where matches: (JSONObject) -> Bool) -> JSONObject? {
-        while let line = next() {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, let line = next() {
             if matches(line) { return line }
         }
         return nil
