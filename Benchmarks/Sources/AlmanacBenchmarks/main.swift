@@ -8,6 +8,8 @@ import Foundation
 //       our SQLite store vs GRDB (default results/grdb[-quick].json)
 //   AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop] [--almanacd PATH] [--json PATH]
 //       almanacd over its socket (default results/daemon[-quick].json)
+//   AlmanacBenchmarks growth [--sizes 10000,100000,1000000] [--seconds 5] [--almanacd PATH] [--json PATH]
+//       fetch and count p50/p99 and RSS at each size (scripts/growth-table.sh; default results/growth.json)
 //   AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
 //       the load generator against a running almanacd
 // `scripts/bench-all.sh` runs the first three with the other tools and merges their rows into results/latest.json.
@@ -44,7 +46,20 @@ case "grdb":
 case "daemon":
     let rows = DaemonWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
     try finish(rows, defaultName: "daemon")
+case "growth":
+    guard let binary = arguments.value("--almanacd") ?? ProcessInfo.processInfo.environment["ALMANACD"],
+        FileManager.default.isExecutableFile(atPath: binary)
+    else {
+        print("growth: pass --almanacd PATH (a release almanacd)")
+        exit(2)
+    }
+    let lines = try GrowthTable.run(arguments: arguments, binary: binary)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf",
+                                                                  nan: "nan")
+    try encoder.encode(lines).write(to: arguments.jsonURL ?? results.appendingPathComponent("growth.json"))
 default:
-    print("unknown mode \(mode); use core (default), grdb, daemon or load")
+    print("unknown mode \(mode); use core (default), grdb, daemon, growth or load")
     exit(2)
 }
