@@ -63,6 +63,10 @@ public struct PersistentStoreRemoteChanges: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         let poller = Poller(coordinator: coordinator, pollingInterval: pollingInterval, known: baseline)
         guard !announcements.isEmpty else { return AsyncIterator(poller: poller) }
+        // One announcing store and nothing to poll: its stream as it is, without a task in between.
+        if announcements.count == 1, baseline.isEmpty {
+            return AsyncIterator(merged: announcements[0].makeAsyncIterator())
+        }
         // Announced changes and polled ones meet in one stream; its end (cancellation) stops the feeding tasks.
         let (merged, continuation) = AsyncStream.makeStream(
             of: PersistentStoreRemoteChange.self, bufferingPolicy: .bufferingNewest(1024))

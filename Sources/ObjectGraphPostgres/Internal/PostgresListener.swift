@@ -54,11 +54,15 @@ final class PostgresListener: Sendable {
         task.withLock { $0?.cancel() }
     }
 
+    /// Runs the listening task on the stores' event loop rather than the cooperative pool (see
+    /// ``EventLoopTaskExecutor``).
+    private static let executor = EventLoopTaskExecutor(PostgresEventLoop.group.next())
+
     /// Starts listening (once).
     func start() {
         task.withLock { task in
             guard task == nil else { return }
-            task = Task.detached { [weak self] in await self?.run() }
+            task = Task.detached(executorPreference: Self.executor) { [weak self] in await self?.run() }
         }
     }
 
