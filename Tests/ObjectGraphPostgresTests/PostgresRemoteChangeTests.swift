@@ -112,6 +112,36 @@ struct PostgresRemoteChangeTests {
         #expect(sessions.map { $0.value(forKey: "guid") as? String } == ["after", "during"])
     }
 
+    /// Two daemons starting at once on a new schema: each opening creates what is missing under the schema's lock,
+    /// so neither fails on the other's half-made tables (`CREATE … IF NOT EXISTS` alone races in the catalog).
+    @Test func coordinatorsOpeningANewSchemaAtOnceAllSucceed() async throws {
+        _ = try postgresServer()
+        let folder = TemporaryFolder()
+        let url = StoreKind.postgres.url("together", in: folder)
+        PostgresStore.register()
+        let failures = LockedValue<[String]>([])
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+                    let store = try coordinator.addPersistentStore(
+                        type: .postgres, at: url, options: [.persistentHistoryTracking: true])
+                    try coordinator.remove(store)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        let finished = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: done.wait(timeout: .now() + 120)) }
+        }
+        #expect(finished == .success, "the openings did not finish within 120 s")
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+    }
+
     @Test func aRemovedStoreStopsListening() async throws {
         _ = try postgresServer()
         let folder = TemporaryFolder()

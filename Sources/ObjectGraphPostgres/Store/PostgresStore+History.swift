@@ -36,6 +36,7 @@ extension PostgresStore {
         guard !isReadOnly else { return }
         try converting("creating the history tables") {
             try session.inTransaction {
+                try lockSchemaCreation()
                 for statement in PostgresHistorySchema.creationStatements { try session.query(statement) }
             }
         }
