@@ -4,7 +4,8 @@
 #   grdb     AlmanacBenchmarks grdb       our SQLite store vs GRDB, same run
 #   sqlite   SQLiteBench                  SQLite store vs the raw C API
 #   xml      XMLStoreBench                XML and binary stores vs xmllint, the FOSDEM frab file
-#   daemon   AlmanacBenchmarks daemon     almanacd over its socket: fetch, ping vs redis, start-up, RSS, dropped file
+#   daemon   AlmanacBenchmarks daemon     almanacd over its socket: fetch, ping vs redis, start-up, RSS, dropped file,
+#                                         change propagation between two daemons through PostgreSQL
 #   crash    CrashSafety run              SIGKILLed writers of the file stores
 # Every step writes its rows to Benchmarks/results/STEP[-quick].json and its output to STEP[-quick].txt. At the end
 # all rows go into Benchmarks/results/latest.json (quick.json with --quick):
@@ -93,6 +94,19 @@ export ALMANAC_SHARED=$shared
 if { selected xml || selected daemon; } && [ ! -f "$shared/schedules/fosdem-2021-schedule.xml" ]; then
     echo "bench-all: $shared/schedules/fosdem-2021-schedule.xml is absent: the frab XML and dropped-file rows" \
         "will say skipped (--shared PATH names the folder)"
+fi
+
+# The daemon step's propagation rows need a PostgreSQL server: ALMANAC_POSTGRES_URL, or a private cluster started
+# here (with fsync on, like a real server) and stopped at exit; without PostgreSQL those rows say skipped.
+if selected daemon && [ -z "${ALMANAC_POSTGRES_URL:-}" ]; then
+    if cluster=$(ALMANAC_POSTGRES_FSYNC=on "$root/scripts/postgres-cluster.sh" start 2>/dev/null); then
+        export ALMANAC_POSTGRES_URL=$cluster
+        trap '"$root/scripts/postgres-cluster.sh" stop "$cluster"' EXIT
+        echo "bench-all: started a PostgreSQL cluster for the propagation rows: $cluster"
+    else
+        echo "bench-all: no ALMANAC_POSTGRES_URL and no PostgreSQL to start (scripts/postgres-cluster.sh):" \
+            "the propagation rows will say skipped"
+    fi
 fi
 
 steps=()

@@ -183,11 +183,11 @@ struct PostgresStoreTests {
         #expect(again.value(forKey: "rating") as? Int == 5)
     }
 
-    @Test func anUnreachableServerIsAnIOErrorAndAddsNoStore() throws {
+    @Test func anUnreachableServerIsUnavailableAndAddsNoStore() throws {
         PostgresStore.register()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
         let url = URL(string: "postgres:///postgres?host=/nonexistent-almanac-socket&schema=nothing")!
-        #expect(throws: StoreError(code: .io, message: "")) {
+        #expect(throws: StoreError(code: .unavailable, message: "")) {
             try coordinator.addPersistentStore(type: .postgres, at: url)
         }
         #expect(coordinator.persistentStores.isEmpty)

@@ -25,7 +25,7 @@ struct HistoryFixture {
         var options: PersistentStoreOptions = [.persistentHistoryTracking: tracking]
         if readOnly { options[.readOnly] = true }
         store = try coordinator.addPersistentStore(
-            type: kind.type, at: url ?? folder.file("history.\(kind.fileExtension)"), options: options)
+            type: kind.type, at: url ?? kind.url("history", in: folder), options: options)
     }
 
     func context(author: String? = nil, name: String? = nil) -> ManagedObjectContext {

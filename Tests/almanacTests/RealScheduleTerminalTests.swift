@@ -77,25 +77,11 @@ struct RealScheduleTerminalTests {
         #expect(mismatches.isEmpty, "differ from Fixtures/golden (actual output in /tmp/NAME-WIDTH.actual.txt)")
     }
 
-    /// Runs a program with its standard streams on /dev/null and returns its exit status, polling without
+    /// Runs a program and returns its exit status (-1 when it cannot start or runs over a minute), polling without
     /// blocking a thread. Not `Process`: the tmux server that `new-session` starts keeps a descriptor of
     /// Foundation's open, so `Process` would see the client end only when the server does.
     static func spawn(_ path: String, _ arguments: [String], environment: [String: String]) async -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(
-                &actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 { try? await Task.sleep(for: .milliseconds(20)) }
-        return (status >> 8) & 0xFF
+        (try? await ProcessRunner.spawn(path, arguments: arguments, environment: environment, within: 60))?.status ?? -1
     }
 
     /// Where tmux is, if installed.

@@ -23,6 +23,7 @@ enum DaemonWorkloads {
 
     static let all: [(String, @Sendable (Context) throws -> [ResultRow])] = [
         ("fetch", fetch), ("ping", pingVersusRedis), ("startup", startup), ("drop", droppedFile),
+        ("propagation", PropagationWorkload.run),
     ]
 
     /// Runs the workloads whose name contains `filter`; prints their rows and returns them.

@@ -6,7 +6,7 @@ import Foundation
 //       framework core vs hand-written Swift; rows to PATH (default results/core[-quick][-FILTER].json)
 //   AlmanacBenchmarks grdb [--quick] [--filter TEXT] [--json PATH]
 //       our SQLite store vs GRDB (default results/grdb[-quick].json)
-//   AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop] [--almanacd PATH] [--json PATH]
+//   AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop|propagation] [--almanacd PATH] [--json PATH]
 //       almanacd over its socket (default results/daemon[-quick].json)
 //   AlmanacBenchmarks growth [--sizes 10000,100000,1000000] [--seconds 5] [--almanacd PATH] [--json PATH]
 //       fetch and count p50/p99 and RSS at each size (scripts/growth-table.sh; default results/growth.json)

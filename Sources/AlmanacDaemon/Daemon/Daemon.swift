@@ -48,6 +48,11 @@ public enum Daemon {
             logger.error("could not move favourites to today's conference names (will try at the next start): \(error)")
         }
         events.publishSaves(of: core.library.coordinator)
+        // Other daemons' writes to a shared (PostgreSQL) personal store, as its listening connection hears of them.
+        let relay = events.publishRemoteChanges(
+            of: core.personalStore, coordinator: core.library.coordinator, storeThreads: core.storeThreads,
+            skipping: core.engine.writerName)
+        defer { relay?.cancel() }
         let socketFolder = URL(fileURLWithPath: configuration.socketPath).deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: socketFolder, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o750])

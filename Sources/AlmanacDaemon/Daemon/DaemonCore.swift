@@ -50,7 +50,11 @@ public final class DaemonCore: Sendable {
             do {
                 personalStore = try coordinator.addPersistentStore(
                     type: .postgres, configurationName: "Personal", at: shared,
-                    options: [.migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true])
+                    options: [
+                        .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
+                        // Writes recorded with their author; the history tells other daemons what changed.
+                        .persistentHistoryTracking: true,
+                    ])
             } catch {
                 throw ConfigurationError(message: "cannot open the personal store \(name): \(error)")
             }

@@ -56,6 +56,8 @@ public enum DaemonReply: WireReplyBody, Hashable {
 protocol KeptReplyBody {
     init?(kept reply: DaemonReply)
     var kept: DaemonReply { get }
+    /// Whether the body is a last known state, served while a shared store's server is unreachable.
+    var isStale: Bool { get set }
 }
 
 extension WireResponse.Fetch: KeptReplyBody {

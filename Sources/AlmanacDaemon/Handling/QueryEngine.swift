@@ -1,6 +1,7 @@
 import AlmanacWire
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 import Schedules
 import Synchronization
 
@@ -169,6 +170,10 @@ public final class QueryEngine: Sendable {
         }
     }
 
+    /// The name of this engine's writing contexts, which persistent history records with each write: the relay of
+    /// remote changes (``EventHub/publishRemoteChanges(of:coordinator:storeThreads:skipping:)``) skips them.
+    public let writerName = "almanacd-" + UUID().uuidString.lowercased()
+
     /// `insert`: a new object in the explicit, routed or only possible store. `author` is recorded in the
     /// store's persistent history (the client's uid and request id).
     func insert(_ insert: WireRequest.Insert, author: String? = nil) throws(WireError) -> WireResponse.Insert {
@@ -180,6 +185,7 @@ public final class QueryEngine: Sendable {
         try writing {
             let context = ManagedObjectContext(coordinator: coordinator)
             context.transactionAuthor = author
+        context.name = writerName
             let object = try existing(update.uri, in: context)
             try coding.apply(update.values, to: object, in: context)
             try context.save()
@@ -192,6 +198,7 @@ public final class QueryEngine: Sendable {
         try writing {
             let context = ManagedObjectContext(coordinator: coordinator)
             context.transactionAuthor = author
+        context.name = writerName
             context.delete(try existing(delete.uri, in: context))
             try context.save()
         }
@@ -264,8 +271,20 @@ public final class QueryEngine: Sendable {
     private func kept<Body: KeptReplyBody>(_ key: ReplyCache.Key?, _ request: FetchRequest, make: () throws -> Body)
         throws -> Body
     {
-        guard let key, request.predicate?.callsVolatileFunction != true, let token = try coordinator.contentToken()
-        else { return try make() }
+        guard let key, request.predicate?.callsVolatileFunction != true else { return try make() }
+        let token: ContentToken?
+        do {
+            token = try coordinator.contentToken()
+        } catch let error as StoreError where error.code == .unavailable {
+            // A shared store's server is unreachable: the last reply to this request, marked stale; else the
+            // request runs without the cache (schedule queries do not need that store).
+            if var last = replies.lastReply(for: key).flatMap(Body.init(kept:)) {
+                last.isStale = true
+                return last
+            }
+            return try make()
+        }
+        guard let token else { return try make() }
         if let kept = replies.reply(for: key, token: token).flatMap(Body.init(kept:)) { return kept }
         let body = try make()
         replies.keep(body.kept, for: key, token: token)
@@ -455,6 +474,7 @@ public final class QueryEngine: Sendable {
         let target = try targetStore(for: entity, explicit: insert.store)
         let context = ManagedObjectContext(coordinator: coordinator)
         context.transactionAuthor = author
+        context.name = writerName
         let object = context.insertNewObject(forEntityName: entity.name)
         try coding.apply(insert.values, to: object, in: context)
         try context.assign(object, to: target)
@@ -502,7 +522,16 @@ public final class QueryEngine: Sendable {
     // MARK: Listing
 
     private func storeList() -> [WireResponse.StoreInfo] {
-        var list = [storeInfo(store: personalStore, file: personalStore.url?.path ?? "", loadedAt: nil, error: nil)]
+        var personal = storeInfo(store: personalStore, file: personalStore.url?.path ?? "", loadedAt: nil, error: nil)
+        if let state = personalStore.connectionState {
+            // A shared store: its URL (without a password) and the state of its connection.
+            personal.file = PostgresStoreLocation(url: personalStore.url ?? URL(fileURLWithPath: "/"))?.displayString
+                ?? personal.file
+            personal.connection = WireResponse.StoreConnection(
+                state: WireResponse.StoreConnection.State(rawValue: state.status.rawValue) ?? .reconnecting,
+                since: state.since, lastError: state.lastError)
+        }
+        var list = [personal]
         for entry in library.entriesByPath {
             var info = storeInfo(store: entry.store, file: entry.url.path, loadedAt: entry.loadedAt,
                                  error: entry.error, type: entry.type, readOnly: entry.isReadOnly)

@@ -60,6 +60,12 @@ final class ReplyCache: Sendable {
         }
     }
 
+    /// The reply kept for `key`, whatever the stores' state: the last known answer, for when a shared store's
+    /// server cannot be reached to tell whether it still holds.
+    func lastReply(for key: Key) -> DaemonReply? {
+        state.withLock { $0.entries[key]?.body }
+    }
+
     /// Whether a reply is kept for `key`, whatever the stores' state (a cheap check before reading the token).
     func containsReply(for key: Key) -> Bool {
         state.withLock { $0.entries[key] != nil }

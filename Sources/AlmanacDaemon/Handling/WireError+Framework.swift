@@ -1,6 +1,7 @@
 import AlmanacWire
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 extension WireError {
     /// The wire error for an error of the framework: codes map to the protocol's, messages are kept.
@@ -48,6 +49,12 @@ extension WireError {
                 return storageError(error)
             case .invalidFetchRequest: return WireError(code: .badRequest, message: error.message)
             case .persistentHistoryTokenExpired: return WireError(code: .historyExpired, message: error.message)
+            case .unavailable:
+                var details: JSONObject = [:]
+                if let store = error.context.storeURL.flatMap(PostgresStoreLocation.init(url:)) {
+                    details["store"] = .string(store.displayString)
+                }
+                return WireError(code: .unavailable, message: error.message, details: details, cause: error)
             case .constraintConflict:
                 let conflicts = error.constraintConflicts.map { conflict -> JSONValue in
                     .object(["entity": .string(conflict.entityName),

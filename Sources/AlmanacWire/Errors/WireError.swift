@@ -67,6 +67,11 @@ public struct WireError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A `history` request's `after` token is older than the history the daemon still keeps (it was deleted
         /// since): ask again with `"after": null` and rebuild what the token stood for.
         public static let historyExpired = Code(rawValue: "history_expired")
+        /// The server of a shared store (the PostgreSQL personal store) cannot be reached: a write was refused and
+        /// nothing of it was written. Reads of that store answer from the last state with `"stale": true` where
+        /// the daemon has one; schedule queries go on. The daemon reconnects by itself (`stores` shows the
+        /// store's `connection`); try again once it is back. `details.store` names the store.
+        public static let unavailable = Code(rawValue: "unavailable")
     }
 
     /// The stable code.

@@ -11,7 +11,7 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             case ambiguousStore, entityNotInConfiguration, objectNotFound, mergeConflict, incompatibleModel
             case corruptFile, io, partialSave, invalidURI, invalidObjectID, unsupportedRequest, unknownConfiguration
             case foreignFile, constraintConflict, storageFull, invalidFetchRequest
-            case persistentHistoryNotTracked, persistentHistoryTokenExpired
+            case persistentHistoryNotTracked, persistentHistoryTokenExpired, unavailable
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -70,6 +70,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A history fetch's token names transactions that `deleteHistory(before:)` removed since (Core Data's
         /// `NSPersistentHistoryTokenExpiredError`): fetch from `nil` and rebuild what the token stood for.
         public static let persistentHistoryTokenExpired = Code(.persistentHistoryTokenExpired)
+        /// The store's server cannot be reached (a store on a database server: the server is down, restarting or
+        /// unreachable): the request had no effect, nothing of a save was written. Try again once
+        /// ``PersistentStore/connectionState`` says the store is connected; the store reconnects by itself.
+        public static let unavailable = Code(.unavailable)
 
         public var description: String { "\(value)" }
     }

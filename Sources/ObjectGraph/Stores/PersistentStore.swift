@@ -229,6 +229,16 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// a read.
     open func externalChangeCount() throws -> UInt64? { nil }
 
+    /// The remote changes the store announces by itself, from now on, for stores that are told of other
+    /// processes' commits (the PostgreSQL store `LISTEN`s) rather than polled; `nil` (the default) for stores that
+    /// cannot announce, which ``PersistentStoreCoordinator/remoteChanges(pollingInterval:)`` polls through
+    /// ``externalChangeCount()`` instead. Each call makes a new stream; it ends when the store is removed.
+    open func remoteChangeAnnouncements() -> AsyncStream<PersistentStoreRemoteChange>? { nil }
+
+    /// The state of the store's connection to a server, for stores that keep one; `nil` (the default) for local
+    /// stores.
+    open var connectionState: StoreConnectionState? { nil }
+
     /// An error for a request kind the store does not support.
     public func unsupported(_ what: String) -> StoreError {
         StoreError(code: .unsupportedRequest, message: "Stores of type \(type) do not support \(what).",

@@ -7,12 +7,9 @@ extension PostgresStore {
     /// the metadata, migrates when asked, and records which tables and columns exist.
     func openStore() throws {
         try converting("opening the store") {
-            let name = quoted(location.schema)
-            if !isReadOnly { try session.query("CREATE SCHEMA IF NOT EXISTS \(name)") }
             try session.inTransaction {
-                // Concurrent first openings of one schema create it once.
-                try session.query(
-                    "SELECT pg_advisory_xact_lock(hashtext(?))", [.text("ObjectGraph:" + location.schema)])
+                try lockSchemaCreation()
+                if !isReadOnly { try session.query("CREATE SCHEMA IF NOT EXISTS \(quoted(location.schema))") }
                 let tables = try existingTables()
                 if !tables.contains("Z_METADATA") {
                     guard !isReadOnly else {
@@ -29,6 +26,13 @@ extension PostgresStore {
             }
             try introspect()
         }
+    }
+
+    /// Holds the schema's creation lock until the open transaction ends, so that concurrent first openings of one
+    /// schema (two daemons starting at once) create the schema and its tables once: `IF NOT EXISTS` alone races
+    /// (a unique violation in the catalog).
+    func lockSchemaCreation() throws {
+        try session.query("SELECT pg_advisory_xact_lock(hashtext(?))", [.text("ObjectGraph:" + location.schema)])
     }
 
     /// The tables of the schema, upper-cased.

@@ -7,6 +7,10 @@ extension PostgresStore {
     /// every process opening the schema reads), within PostgreSQL's 63-byte names.
     var notificationChannel: String { "objectgraph_" + identifier.lowercased().filter { $0 != "-" } }
 
+    /// The payload of a save's `NOTIFY`: the change token, a space, and this store instance's ``origin``, so that
+    /// the instance's own listener tells its own saves from other coordinators'.
+    func notification(token: Int64) -> String { "\(token) \(origin)" }
+
     /// Writes a save in one transaction left open: locks and checks every version first (`Z_OPT`, `FOR UPDATE`),
     /// then deletes, inserts, updates and relationship rows, bumps the change token and queues its `NOTIFY`. The
     /// returned save commits or rolls it back.
@@ -29,7 +33,10 @@ extension PostgresStore {
                 try writeToManyRows(changes.inserted, inserting: true)
                 try writeToManyRows(changes.updated, inserting: false)
                 try raiseKeyCounters(changes.inserted)
-                try announce()
+                let number = try announce()
+                if isTrackingPersistentHistory, let recording = changes.history {
+                    try writeHistory(changes, recording: recording, number: number)
+                }
             }
         } catch {
             session.rollback()
@@ -223,11 +230,19 @@ extension PostgresStore {
 
     /// Bumps the change token and queues its `NOTIFY`, both part of the save's transaction (delivered only if it
     /// commits). The token row is locked until the commit, which orders the saves of every process.
-    private func announce() throws {
+    ///
+    /// Returns the new token, which numbers the save's history transaction: the row stays locked until the save
+    /// commits, so tokens follow the order of commits.
+    private func announce() throws -> Int64 {
         let rows = try session.query(
             "UPDATE Z_METADATA SET Z_TOKEN = Z_TOKEN + 1 WHERE Z_VERSION = 1 RETURNING Z_TOKEN")
-        guard let token = try rows.first?[column: 0].decode(Int64.self) else { return }
-        try session.query("SELECT pg_notify(?, ?)", [.text(notificationChannel), .text(String(token))])
+        guard let token = try rows.first?[column: 0].decode(Int64.self) else {
+            throw StoreError(
+                code: .corruptFile, message: "The PostgreSQL schema \(location.schema) has no metadata row.",
+                context: ErrorContext(storeURL: url))
+        }
+        try session.query("SELECT pg_notify(?, ?)", [.text(notificationChannel), .text(notification(token: token))])
+        return token
     }
 }
 

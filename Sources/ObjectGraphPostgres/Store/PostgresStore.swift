@@ -54,6 +54,10 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
     var madeIDs: StoreIDs?
     /// The dialect of the compiled SQL.
     let dialect = PostgresDialect()
+    /// The listening connection, once loaded.
+    let listener = LockedValue<PostgresListener?>(nil)
+    /// This store instance's name in its `NOTIFY` payloads (see ``notification(token:)``).
+    let origin = UUID().uuidString.lowercased()
 
     /// Creates the store for a PostgreSQL URL; no connection is made before ``loadMetadata()``.
     ///
@@ -83,6 +87,7 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
     /// - Throws: `StoreError` with `.io` when the server cannot be reached or refuses the request.
     public override func loadMetadata() throws {
         try openStore()
+        try startListening()
     }
 
     /// Nothing to do: an incremental store reads rows when asked.
@@ -90,7 +95,49 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
 
     /// Rolls back an unfinished save and closes the connection.
     public override func didRemove() {
+        listener.withLock { listener in
+            listener?.stop()
+            listener = nil
+        }
         session.close()
+    }
+
+    /// The other coordinators' commits, as the store's listening connection hears of them (see
+    /// `PersistentStore.remoteChangeAnnouncements()`); `nil` before the store is loaded and after it is removed.
+    public override func remoteChangeAnnouncements() -> AsyncStream<PersistentStoreRemoteChange>? {
+        listener.withLock { $0 }?.subscribe()
+    }
+
+    /// The state of the listening connection, which stays open as long as the store is attached: `connected`,
+    /// or `reconnecting` since the connection was lost, with the last error.
+    public override var connectionState: StoreConnectionState? {
+        guard let state = listener.withLock({ $0 })?.currentState else {
+            return StoreConnectionState(status: .closed)
+        }
+        if let since = state.connectedSince {
+            return StoreConnectionState(status: .connected, since: since, lastError: state.lastError)
+        }
+        return StoreConnectionState(
+            status: .reconnecting, since: state.reconnectingSince, lastError: state.lastError)
+    }
+
+    /// Opens the listening connection (in the background), from the change token read now.
+    private func startListening() throws {
+        let token = try converting("reading the change token") {
+            try session.query("SELECT Z_TOKEN FROM Z_METADATA WHERE Z_VERSION = 1").first.map {
+                try $0[column: 0].decode(Int64.self)
+            } ?? 0
+        }
+        let made = PostgresListener(
+            target: PostgresListener.Target(
+                location: location, channel: notificationChannel, origin: origin, storeIdentifier: identifier,
+                storeURL: url, tracksHistory: isTrackingPersistentHistory),
+            lastToken: token)
+        listener.withLock { listener in
+            listener?.stop()
+            listener = made
+        }
+        made.start()
     }
 
     /// Runs a fetch as SQL, evaluating in memory only what does not translate exactly.
@@ -152,6 +199,33 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
         }
     }
 
+    // MARK: Persistent history (see `PostgresStore+History.swift`)
+
+    /// The PostgreSQL store keeps history in tables of its schema.
+    public override class var supportsPersistentHistory: Bool { true }
+
+    /// Creates the history tables when missing.
+    public override func loadHistory() throws { try createHistoryTables() }
+
+    /// The transactions a query selects, oldest first.
+    ///
+    /// - Throws: `StoreError/Code/persistentHistoryTokenExpired`; `.io`.
+    public override func fetchHistory(_ query: PersistentHistoryQuery) throws -> [PersistentHistoryTransaction] {
+        try converting("reading the history") { try readHistory(query) }
+    }
+
+    /// Deletes transactions and their changes in a transaction of its own; returns how many.
+    ///
+    /// - Throws: `StoreError/Code/readOnlyStore` for a read-only store; `.io`.
+    public override func deleteHistory(_ cutoff: PersistentHistoryCutoff) throws -> Int {
+        try converting("deleting history") { try removeHistory(cutoff) }
+    }
+
+    /// The number of the last transaction recorded: the change token.
+    public override func lastHistoryTransactionNumber() throws -> Int64 {
+        try converting("reading the history") { try readLastHistoryTransactionNumber() }
+    }
+
     /// Writes the metadata to `Z_METADATA`.
     ///
     /// - Throws: `StoreError/Code/readOnlyStore` for a read-only store; `.io`.
@@ -190,18 +264,34 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
     /// A `StoreError` for a failure of the server or the connection, with the server's message when it sent one.
     func storeError(_ error: any Error, doing: String) -> StoreError {
         var reason = "the connection failed"
+        // Whether the server cannot be reached (rather than refusing the request): no connection, a lost one, or
+        // the server shutting down (SQLSTATE classes 08, connection exception, and 57, operator intervention).
+        var unreachable = true
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 reason = "the server said: \(message)"
-                if let state = error.serverInfo?[.sqlState] { reason += " (SQLSTATE \(state))" }
+                let state = error.serverInfo?[.sqlState]
+                if let state { reason += " (SQLSTATE \(state))" }
+                unreachable = state.map { $0.hasPrefix("08") || $0.hasPrefix("57") } ?? false
             } else {
                 reason = "\(error.code)"
             }
         } else if let error = error as? PostgresSessionError {
             switch error {
             case .connectionLost: reason = "the connection closed in the middle of a transaction"
-            case .onEventLoop: reason = "the store was called on an event-loop thread, where it cannot wait"
+            case .onEventLoop:
+                reason = "the store was called on an event-loop thread, where it cannot wait"
+                unreachable = false
             }
+        } else {
+            reason = "\(error)"
+        }
+        if unreachable {
+            return StoreError(
+                code: .unavailable,
+                message: "PostgreSQL store \(location.displayString) is unavailable while \(doing): \(reason). "
+                    + "Nothing was written; the store reconnects by itself, try again once the server is back.",
+                context: ErrorContext(storeURL: url), cause: error)
         }
         return StoreError(
             code: .io,

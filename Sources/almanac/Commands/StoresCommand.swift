@@ -149,8 +149,19 @@ struct StoresCommand: ParsableCommand {
         return .init("\(zone) (\(source)\(isAssumed ? "!" : ""))", style: isAssumed ? .yellow : .plain)
     }
 
-    /// `serving`, `shadowed → yields to 38c3-v2.xml`, `failed`, `stale`.
+    /// `serving`, `shadowed → yields to 38c3-v2.xml`, `failed`, `stale`. A shared (PostgreSQL) store adds its
+    /// connection: `serving (connected)`, `serving (reconnecting since 2026-11-26T19:09:00Z: connection refused)`.
     static func statusCell(_ store: WireResponse.StoreInfo) -> Listing.Cell {
+        if store.status == .serving, let connection = store.connection {
+            switch connection.state {
+            case .connected: return .init("serving (connected)", raw: "serving")
+            case .reconnecting, .closed:
+                var text = "serving (\(connection.state.rawValue)"
+                if let since = connection.since { text += " since " + WireDate.string(from: since) }
+                if let error = connection.lastError { text += ": " + TextWidth.singleLine(error) }
+                return .init(text + ")", raw: "serving", style: .yellow)
+            }
+        }
         switch store.status {
         case .serving: return .init("serving", raw: "serving")
         case .shadowed:

@@ -205,7 +205,7 @@ struct PersistentHistoryConformanceTests {
     @Test(arguments: kinds.filter { $0.type != .inMemory })
     func historySurvivesReopeningTheStore(kind: StoreKind) throws {
         let folder = TemporaryFolder()
-        let url = folder.file("history.\(kind.fileExtension)")
+        let url = kind.url("history", in: folder)
         let numbers: [Int64]
         do {
             let fixture = try HistoryFixture(kind, url: url)
@@ -234,7 +234,7 @@ struct PersistentHistoryConformanceTests {
     @Test(arguments: kinds.filter { $0.type != .inMemory })
     func deletingHistoryOfAReadOnlyStoreFailsAndKeepsIt(kind: StoreKind) throws {
         let folder = TemporaryFolder()
-        let url = folder.file("history.\(kind.fileExtension)")
+        let url = kind.url("history", in: folder)
         do {
             let fixture = try HistoryFixture(kind, url: url)
             let context = fixture.context()
@@ -256,7 +256,7 @@ extension PersistentHistoryConformanceTests {
     @Test(arguments: kinds.filter { $0.type == .binary || $0.type == .xml })
     func aHistoryFileAheadOfItsStoreIsCutBackOnLoad(kind: StoreKind) throws {
         let folder = TemporaryFolder()
-        let url = folder.file("history.\(kind.fileExtension)")
+        let url = kind.url("history", in: folder)
         let kept = folder.file("kept.\(kind.fileExtension)")
         do {
             let fixture = try HistoryFixture(kind, url: url)
@@ -286,7 +286,7 @@ extension PersistentHistoryConformanceTests {
     @Test(arguments: kinds.filter { $0.type == .binary || $0.type == .xml })
     func aDamagedHistoryFileIsReportedAndTheStoreIsNotAdded(kind: StoreKind) throws {
         let folder = TemporaryFolder()
-        let url = folder.file("history.\(kind.fileExtension)")
+        let url = kind.url("history", in: folder)
         let sideFile: URL
         do {
             let fixture = try HistoryFixture(kind, url: url)

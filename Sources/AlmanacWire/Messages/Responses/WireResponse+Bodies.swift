@@ -94,6 +94,9 @@ extension WireResponse {
         public var shadowedBy: String?
         /// Why the per-file settings matching this file could not be used (the file keeps its earlier reading).
         public var settingsError: String?
+        /// The connection of a store on a server (the PostgreSQL personal store) to it; `nil`, and absent from the
+        /// JSON, for stores in local files.
+        public var connection: StoreConnection?
 
         public init(
             id: String,
@@ -151,10 +154,13 @@ extension WireResponse {
             } ?? StoreWarnings()
             shadowedBy = try json.optionalString("shadowedBy")
             settingsError = try json.optionalString("settingsError")
+            connection = try json.optionalObject("connection").map { object throws(WireError) in
+                try StoreConnection(json: object)
+            }
         }
 
         public var json: JSONObject {
-            [
+            var json: JSONObject = [
                 "id": id.isEmpty ? .null : .string(id), "file": .string(file),
                 "type": type.isEmpty ? .null : .string(type),
                 "configuration": configuration.map(JSONValue.string) ?? .null, "readOnly": .bool(isReadOnly),
@@ -166,6 +172,48 @@ extension WireResponse {
                 "timeZoneSource": timeZoneSource.map(JSONValue.string) ?? .null,
                 "warnings": .object(warnings.json), "shadowedBy": shadowedBy.map(JSONValue.string) ?? .null,
                 "settingsError": settingsError.map(JSONValue.string) ?? .null,
+            ]
+            if let connection { json["connection"] = .object(connection.json) }
+            return json
+        }
+    }
+
+    /// A shared store's connection to its server, in ``StoreInfo/connection``:
+    /// `{"state": "connected" | "reconnecting" | "closed", "since": date?, "lastError": string?}`.
+    public struct StoreConnection: WireMessageBody {
+        /// Whether the store is connected.
+        public enum State: String, Sendable, Hashable {
+            /// The connection is open.
+            case connected
+            /// The connection was lost (or never made): the daemon is trying again, with back-off.
+            case reconnecting
+            /// The store was removed.
+            case closed
+        }
+
+        /// Whether the store is connected.
+        public var state: State
+        /// Since when (connected since, or reconnecting since).
+        public var since: Date?
+        /// The last connection failure, if there was one.
+        public var lastError: String?
+
+        public init(state: State, since: Date? = nil, lastError: String? = nil) {
+            self.state = state
+            self.since = since
+            self.lastError = lastError
+        }
+
+        public init(json: JSONObject) throws(WireError) {
+            state = try json.optionalString("state").flatMap(State.init(rawValue:)) ?? .connected
+            since = try json.optionalDate("since")
+            lastError = try json.optionalString("lastError")
+        }
+
+        public var json: JSONObject {
+            [
+                "state": .string(state.rawValue), "since": since.map { .string(WireDate.string(from: $0)) } ?? .null,
+                "lastError": lastError.map(JSONValue.string) ?? .null,
             ]
         }
     }
@@ -187,6 +235,9 @@ extension WireResponse {
         public var rows: [JSONObject]?
         /// The number of matching objects before `limit` and `offset` (of rows, for a dictionary fetch).
         public var total: Int
+        /// Whether the reply is the last one made before the server of a shared store became unreachable
+        /// (`"stale": true`, sent only then): the objects may have changed since.
+        public var isStale = false
 
         public init(objects: [WireObject], total: Int? = nil) {
             self.objects = objects
@@ -210,15 +261,21 @@ extension WireResponse {
                 }
                 objects = []
                 total = try json.optionalInt("total") ?? rows.count
+                isStale = try json.optionalBool("stale") ?? false
                 return
             }
             objects = try json.objects("objects", WireObject.init(json:))
             total = try json.optionalInt("total") ?? objects.count
+            isStale = try json.optionalBool("stale") ?? false
         }
 
         public var json: JSONObject {
-            if let rows { return ["rows": .array(rows.map { .object($0) }), "total": .int(total)] }
-            return ["objects": .array(objects.map { .object($0.json) }), "total": .int(total)]
+            var json: JSONObject =
+                if let rows { ["rows": .array(rows.map { .object($0) }), "total": .int(total)] } else {
+                    ["objects": .array(objects.map { .object($0.json) }), "total": .int(total)]
+                }
+            if isStale { json["stale"] = .bool(true) }
+            return json
         }
 
         /// The kept encodings' sizes, and a guess for the other objects.
@@ -234,6 +291,7 @@ extension WireResponse {
                 JSONValue.array(rows.map { .object($0) }).encode(into: &output)
                 output.writeJSONText(",\"total\":")
                 JSONValue.int(total).encode(into: &output)
+                if isStale { output.writeJSONText(",\"stale\":true") }
                 return
             }
             output.writeJSONText(",\"objects\":[")
@@ -243,21 +301,29 @@ extension WireResponse {
             }
             output.writeJSONText("],\"total\":")
             JSONValue.int(total).encode(into: &output)
+            if isStale { output.writeJSONText(",\"stale\":true") }
         }
     }
 
     /// The answer to `count`: `{"count": n}`.
     public struct Count: WireMessageBody, WireReplyBody {
         public var count: Int
+        /// Whether the count is the last one made before the server of a shared store became unreachable
+        /// (`"stale": true`, sent only then).
+        public var isStale = false
 
         public init(count: Int) { self.count = count }
-        public init(json: JSONObject) throws(WireError) { count = try json.requiredInt("count") }
-        public var json: JSONObject { ["count": .int(count)] }
+        public init(json: JSONObject) throws(WireError) {
+            count = try json.requiredInt("count")
+            isStale = try json.optionalBool("stale") ?? false
+        }
+        public var json: JSONObject { isStale ? ["count": .int(count), "stale": .bool(true)] : ["count": .int(count)] }
 
         @inlinable
         public func encodeMembers<Output: JSONOutput>(into output: inout Output) {
             output.writeJSONText(",\"count\":")
             JSONValue.int(count).encode(into: &output)
+            if isStale { output.writeJSONText(",\"stale\":true") }
         }
     }
 
