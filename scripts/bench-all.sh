@@ -5,6 +5,7 @@
 #   sqlite   SQLiteBench                  SQLite store vs the raw C API
 #   xml      XMLStoreBench                XML and binary stores vs xmllint, the FOSDEM frab file
 #   daemon   AlmanacBenchmarks daemon     almanacd over its socket: fetch, ping vs redis, start-up, RSS, dropped file
+#   postgres AlmanacBenchmarks postgres   the PostgreSQL store vs PostgresNIO by hand, 8 daemons on one schema
 #   crash    CrashSafety run              SIGKILLed writers of the file stores
 # Every step writes its rows to Benchmarks/results/STEP[-quick].json and its output to STEP[-quick].txt. At the end
 # all rows go into Benchmarks/results/latest.json (quick.json with --quick):
@@ -21,10 +22,12 @@
 # --quick shrinks the inputs (CI-sized: under 2 minutes once built). Exits non-zero when a step fails to run; a
 # missed target is a figure, not a failure. The daemon's ping rows need redis-server and redis-benchmark: run as
 # root, the script installs the redis-server package when they are missing; otherwise those rows say "skipped".
+# The postgres step uses the server of ALMANAC_POSTGRES_URL, else a private cluster (fsync on) that
+# scripts/postgres-cluster.sh starts and the script stops at exit; without either its rows say "skipped".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-all="core,grdb,sqlite,xml,daemon,crash"
+all="core,grdb,sqlite,xml,daemon,postgres,crash"
 quick=0 only=$all build=1 almanacd=
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -52,7 +55,7 @@ if [ "$build" = 1 ]; then
     start=$SECONDS
     swift build -c release --package-path Benchmarks || exit 1
     # almanacd from the same build (a product of the path dependency), so the framework is compiled once.
-    if selected daemon && [ -z "$almanacd" ]; then
+    if { selected daemon || selected postgres; } && [ -z "$almanacd" ]; then
         swift build -c release --package-path Benchmarks --product almanacd || exit 1
     fi
     echo "bench-all: built in $((SECONDS - start)) s"
@@ -80,6 +83,17 @@ if selected xml && ! command -v xmllint >/dev/null 2>&1; then
     fi
 fi
 
+# The postgres step's server: ALMANAC_POSTGRES_URL, else a private cluster started here (stopped at exit).
+if selected postgres && [ -z "${ALMANAC_POSTGRES_URL:-}" ]; then
+    if url=$(ALMANAC_POSTGRES_FSYNC=on scripts/postgres-cluster.sh start 2>/dev/null); then
+        export ALMANAC_POSTGRES_URL=$url
+        trap 'scripts/postgres-cluster.sh stop "$ALMANAC_POSTGRES_URL"' EXIT
+        echo "bench-all: started a PostgreSQL cluster for the postgres step: $url"
+    else
+        echo "bench-all: no ALMANAC_POSTGRES_URL and no cluster could start (install postgresql): postgres skipped"
+    fi
+fi
+
 steps=()
 failed=0
 run_started=$SECONDS
@@ -103,6 +117,8 @@ step grdb "$bin/AlmanacBenchmarks" grdb $quickflag --json "$results/grdb$suffix.
 step sqlite "$bin/SQLiteBench" $quickflag --json "$results/sqlite$suffix.json"
 step xml "$bin/XMLStoreBench" "$([ "$quick" = 1 ] && echo 5 || echo 50)" $quickflag --json "$results/xml$suffix.json"
 step daemon "$bin/AlmanacBenchmarks" daemon $quickflag --almanacd "${almanacd:-$bin/almanacd}" --json "$results/daemon$suffix.json"
+step postgres "$bin/AlmanacBenchmarks" postgres $quickflag --almanacd "${almanacd:-$bin/almanacd}" \
+    --json "$results/postgres$suffix.json"
 step crash "$bin/CrashSafety" run --kills "$([ "$quick" = 1 ] && echo 10 || echo 200)" \
     --json "$results/crash$suffix.json"
 echo "bench-all: the steps took $((SECONDS - run_started)) s"
@@ -177,7 +193,7 @@ if quick != "1":
         steps += [step for step in previous.get("steps", []) if step["step"] not in known]
     except (OSError, ValueError):
         pass
-    order = ["core", "grdb", "sqlite", "xml", "daemon", "crash"]
+    order = ["core", "grdb", "sqlite", "xml", "daemon", "postgres", "crash"]
     rows.sort(key=lambda row: order.index(row["step"]) if row["step"] in order else len(order))
 report = {"date": started, "machine": machine(), "quick": quick == "1", "rows": rows, "steps": steps}
 with open(os.path.join(results, f"{name}.json"), "w") as file:

@@ -65,7 +65,8 @@ final class DaemonProcess {
     private var startNanoseconds: UInt64 = 0
     private var stopped = false
 
-    init(binary: String, root: URL, inbox: URL) throws {
+    /// Starts `binary` on `inbox` with its state and socket in `root`; `extraArguments` follow the usual ones.
+    init(binary: String, root: URL, inbox: URL, extraArguments: [String] = []) throws {
         let state = root.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         socketPath = root.appendingPathComponent("almanac.sock").path
@@ -88,7 +89,7 @@ final class DaemonProcess {
             throw BenchError("cannot bind \(notifyPath): \(String(cString: strerror(errno)))")
         }
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--watch", inbox.path, "--state", state.path, "--socket", socketPath]
+        process.arguments = ["--watch", inbox.path, "--state", state.path, "--socket", socketPath] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifyPath
         environment.removeValue(forKey: "WATCHDOG_USEC")

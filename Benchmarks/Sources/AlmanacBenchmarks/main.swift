@@ -8,6 +8,9 @@ import Foundation
 //       our SQLite store vs GRDB (default results/grdb[-quick].json)
 //   AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop] [--almanacd PATH] [--json PATH]
 //       almanacd over its socket (default results/daemon[-quick].json)
+//   AlmanacBenchmarks postgres [--quick] [--filter insert|fetch|daemons] [--almanacd PATH] [--json PATH]
+//       the PostgreSQL store vs PostgresNIO by hand on ALMANAC_POSTGRES_URL's server (default
+//       results/postgres[-quick].json); one skipped row when the variable is unset
 //   AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
 //       the load generator against a running almanacd
 // `scripts/bench-all.sh` runs the first three with the other tools and merges their rows into results/latest.json.
@@ -44,7 +47,10 @@ case "grdb":
 case "daemon":
     let rows = DaemonWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
     try finish(rows, defaultName: "daemon")
+case "postgres":
+    let rows = PostgresWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
+    try finish(rows, defaultName: "postgres")
 default:
-    print("unknown mode \(mode); use core (default), grdb, daemon or load")
+    print("unknown mode \(mode); use core (default), grdb, daemon, postgres or load")
     exit(2)
 }
