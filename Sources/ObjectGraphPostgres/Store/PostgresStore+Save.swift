@@ -245,16 +245,8 @@ final class PostgresPreparedSave: PreparedSave {
 
 /// The `INSERT` and `UPDATE` of one entity's rows, with the values a record binds.
 struct PostgresRowWriter {
-    private enum Binding {
-        case attribute(ColumnKind)
-        case foreignKey
-        case foreignEntity
-    }
-
     private let table: String
-    private let columns: [String]
-    private let names: [String]
-    private let bindings: [Binding]
+    private let columns: [SQLWrittenColumn]
     let updateSQL: String
 
     /// The parameters each inserted row binds: `Z_PK`, `Z_ENT`, `Z_OPT`, then the columns.
@@ -263,45 +255,25 @@ struct PostgresRowWriter {
     var rowsPerInsert: Int { max(1, min(1000, 65_535 / parametersPerRow)) }
 
     init(mapping: SQLEntityMapping) {
-        var columns: [String] = []
-        var names: [String] = []
-        var bindings: [Binding] = []
-        for column in mapping.attributes where mapping.table.has(column.name) {
-            columns.append(column.name)
-            names.append(column.attribute.name)
-            bindings.append(.attribute(column.kind))
-        }
-        for toOne in mapping.toOnes where mapping.table.has(toOne.name) {
-            columns.append(toOne.name)
-            names.append(toOne.relationship.name)
-            bindings.append(.foreignKey)
-            if let entityColumn = toOne.entityColumn, mapping.table.has(entityColumn) {
-                columns.append(entityColumn)
-                names.append(toOne.relationship.name)
-                bindings.append(.foreignEntity)
-            }
-        }
         table = quoted(mapping.table.name)
-        self.columns = columns
-        self.names = names
-        self.bindings = bindings
+        columns = mapping.writtenColumns
         updateSQL =
-            "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \(quoted($0)) = ?" }.joined()
+            "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \(quoted($0.name)) = ?" }.joined()
             + " WHERE Z_PK = ?"
     }
 
     /// A multi-row `INSERT` of `rows` rows.
     func insertSQL(rows: Int) -> String {
         let row = "(?, ?, ?" + String(repeating: ", ?", count: columns.count) + ")"
-        return "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + quoted($0) }.joined() + ") VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ")
+        return "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + quoted($0.name) }.joined()
+            + ") VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// The column values of a record, in column order.
     func values(of record: StoreRecord, schema: SQLSchema) throws -> [SQLValue] {
-        try bindings.indices.map { index in
-            guard let value = record[names[index]] else { return .null }
-            switch bindings[index] {
+        try columns.map { column in
+            guard let value = record[column.key] else { return .null }
+            switch column.source {
             case .attribute(let kind):
                 let stored = try SQLValueCoding.sqlValue(value, kind: kind)
                 // Decimals are text here (SQLite keeps long ones as the blob of their text).
