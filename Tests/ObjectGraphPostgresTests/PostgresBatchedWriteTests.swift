@@ -34,7 +34,7 @@ struct PostgresBatchedWriteTests {
                     person.value(forKey: "name") as? String ?? "?",
                     [
                         "values": values.joined(separator: " "),
-                        "pets": (withPets ? person.value(forKey: "pets") as? [ManagedObject] ?? [] : [])
+                        "pets": (withPets ? person.objects(forKey: "pets") : [])
                             .compactMap { $0.value(forKey: "name") as? String }.joined(separator: ","),
                     ]
                 )
