@@ -21,10 +21,16 @@ struct PostgresBatchedWriteTests {
 
     /// People by name with their values (and their pets' names, in order, when `withPets`), as a second
     /// coordinator reads them.
+    ///
+    /// The context is kept alive until every value is read: objects reach their context through a weak link, and
+    /// a fault that fires once its context is gone has no context to make related objects in (its relationships
+    /// read empty).
     static func people(_ coordinator: PersistentStoreCoordinator, withPets: Bool = false) throws
         -> [String: [String: String]]
     {
-        let people = try ManagedObjectContext(coordinator: coordinator).all("Person")
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let people = try context.all("Person")
+        defer { withExtendedLifetime(context) {} }
         return Dictionary(
             uniqueKeysWithValues: people.map { person in
                 let values = ["age", "score", "nickname", "birthday", "isActive"].compactMap { key in
