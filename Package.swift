@@ -26,6 +26,8 @@ let package = Package(
         .executable(name: "almanacd", targets: ["almanacd"]),
         .executable(name: "almanac", targets: ["almanac"]),
         .executable(name: "objectgraph", targets: ["objectgraph"]),
+        // Typed ManagedObject subclasses generated from a target's Xcode model files at build time.
+        .plugin(name: "ObjectGraphCodegen", targets: ["ObjectGraphCodegen"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -58,8 +60,16 @@ let package = Package(
         .target(name: "ObjectGraphPostgres",
                 dependencies: ["ObjectGraph", .product(name: "PostgresNIO", package: "postgres-nio")] + nio),
 
-        // Schedules: the schedule model and the readers of schedule formats.
-        .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"]),
+        // The class generator and the build-tool plugin that runs it: the tool needs only the model-file reader (its
+        // modules are compiled a second time for the host, so nothing else).
+        .target(name: "ModelCodegen", dependencies: ["ObjectGraph", "ObjectGraphXML"]),
+        .executableTarget(name: "objectgraph-codegen", dependencies: ["ModelCodegen"]),
+        .plugin(name: "ObjectGraphCodegen", capability: .buildTool(), dependencies: ["objectgraph-codegen"]),
+
+        // Schedules: the schedule model and the readers of schedule formats. The personal entities' classes are
+        // generated from ObjectModel/Schedule.xcdatamodeld.
+        .target(name: "Schedules", dependencies: ["CivilDates", "ObjectGraph", "SafeXML"],
+                exclude: ["ObjectModel/Schedule.xcdatamodeld"], plugins: ["ObjectGraphCodegen"]),
 
         // The wire protocol shared by the daemon and its clients.
         .target(name: "AlmanacWire", dependencies: ["CivilDates"]),
@@ -82,6 +92,9 @@ let package = Package(
                 path: "Tests/ObjectGraphTestSupport"),
         .testTarget(name: "ObjectGraphTests", dependencies: ["ObjectGraph", "ObjectGraphTestSupport"]),
         .testTarget(name: "SafeXMLTests", dependencies: ["SafeXML"]),
+        // Generated classes compiled and used: the target's own model file goes through the plugin.
+        .testTarget(name: "ModelCodegenTests", dependencies: ["ModelCodegen", "ObjectGraph", "ObjectGraphXML"],
+                    exclude: ["Catalog.xcdatamodeld"], plugins: ["ObjectGraphCodegen"]),
         .testTarget(name: "ObjectGraphXMLTests",
                     dependencies: ["ObjectGraphXML", "ObjectGraph", "SafeXML", "ObjectGraphTestSupport"]),
         .testTarget(name: "ObjectGraphSQLiteTests",

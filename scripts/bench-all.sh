@@ -14,28 +14,36 @@
 # (ours and anchor are {median, minimum, maximum, runs, unit}; BENCHMARKS.md says how to read a row), and one table
 # of every row is printed and written to latest.md (quick.md).
 #
-#   scripts/bench-all.sh [--quick] [--only core,grdb,…] [--no-build] [--almanacd PATH]
+#   scripts/bench-all.sh [--quick] [--only core,grdb,…] [--no-build] [--almanacd PATH] [--shared PATH]
+#
+# --shared names the folder of real schedules (default: `shared` beside the checkout, ../shared); without its
+# schedules/fosdem-2021-schedule.xml the frab XML row and the daemon's dropped-file row say skipped.
 #
 # --almanacd runs the daemon step against that binary instead of building a release almanacd (CI passes the debug
 # one `swift test` built: the step then checks that the workloads run, and its figures say nothing about speed).
 #
 # --quick shrinks the inputs (CI-sized: under 2 minutes once built). Exits non-zero when a step fails to run; a
-# missed target is a figure, not a failure. The daemon's ping rows need redis-server and redis-benchmark: run as
-# root, the script installs the redis-server package when they are missing; otherwise those rows say "skipped".
+# missed target is a figure, not a failure. The daemon's ping rows need redis-server and redis-benchmark, the XML
+# step's xmllint rows need xmllint: run as root, the script installs the redis-server and libxml2-utils packages
+# when they are missing; otherwise it says so and those rows say "skipped".
+# BENCH_BUILD_FLAGS adds flags to every release build of Benchmarks/ (CI passes --static-swift-stdlib, so that the
+# package check's static almanac and almanacd and this step share one compilation of the framework).
 # The postgres step uses the server of ALMANAC_POSTGRES_URL, else a private cluster (fsync on) that
 # scripts/postgres-cluster.sh starts and the script stops at exit; without either its rows say "skipped".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 all="core,grdb,sqlite,xml,daemon,postgres,crash"
-quick=0 only=$all build=1 almanacd=
+quick=0 only=$all build=1 almanacd= shared=$(cd "$root/.." && pwd)/shared
+read -r -a build_flags <<<"${BENCH_BUILD_FLAGS:-}"
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) quick=1 ;;
         --only) only=$2; shift ;;
         --no-build) build=0 ;;
         --almanacd) almanacd=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
-        *) echo "usage: scripts/bench-all.sh [--quick] [--only $all] [--no-build] [--almanacd PATH]" >&2
+        --shared) shared=$(cd "$2" 2>/dev/null && pwd || echo "$2"); shift ;;
+        *) echo "usage: scripts/bench-all.sh [--quick] [--only $all] [--no-build] [--almanacd PATH] [--shared PATH]" >&2
            exit 2 ;;
     esac
     shift
@@ -53,14 +61,14 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 if [ "$build" = 1 ]; then
     start=$SECONDS
-    swift build -c release --package-path Benchmarks || exit 1
+    swift build -c release --package-path Benchmarks "${build_flags[@]}" || exit 1
     # almanacd from the same build (a product of the path dependency), so the framework is compiled once.
     if { selected daemon || selected postgres; } && [ -z "$almanacd" ]; then
-        swift build -c release --package-path Benchmarks --product almanacd || exit 1
+        swift build -c release --package-path Benchmarks "${build_flags[@]}" --product almanacd || exit 1
     fi
     echo "bench-all: built in $((SECONDS - start)) s"
 fi
-bin=$(swift build -c release --package-path Benchmarks --show-bin-path)
+bin=$(swift build -c release --package-path Benchmarks "${build_flags[@]}" --show-bin-path)
 
 if selected daemon && ! { command -v redis-server && command -v redis-benchmark; } >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -77,9 +85,9 @@ if selected xml && ! command -v xmllint >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "bench-all: installing libxml2-utils for the XML step's xmllint anchor"
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils) \
-            || echo "bench-all: could not install libxml2-utils; the XML step will fail"
+            || echo "bench-all: could not install libxml2-utils; the XML step's xmllint rows will say skipped"
     else
-        echo "bench-all: xmllint missing (not root): install libxml2-utils, or the XML step will fail"
+        echo "bench-all: xmllint missing (not root): the XML step's xmllint rows will say skipped"
     fi
 fi
 
@@ -92,6 +100,13 @@ if selected postgres && [ -z "${ALMANAC_POSTGRES_URL:-}" ]; then
     else
         echo "bench-all: no ALMANAC_POSTGRES_URL and no cluster could start (install postgresql): postgres skipped"
     fi
+fi
+
+# The real schedules (the frab XML row, the daemon's dropped-file row) come from ../shared, passed to the tools.
+export ALMANAC_SHARED=$shared
+if { selected xml || selected daemon; } && [ ! -f "$shared/schedules/fosdem-2021-schedule.xml" ]; then
+    echo "bench-all: $shared/schedules/fosdem-2021-schedule.xml is absent: the frab XML and dropped-file rows" \
+        "will say skipped (--shared PATH names the folder)"
 fi
 
 steps=()

@@ -29,7 +29,7 @@ fi
 start=$(date +%s)
 echo "ci-fuzz: building every target of Fuzz/"
 swift build -c release --package-path Fuzz --scratch-path Fuzz/.build \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld
 built=$(date +%s)
 echo "ci-fuzz: built in $((built - start)) s; running each target for ${seconds} s: $targets"
 

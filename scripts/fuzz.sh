@@ -38,7 +38,7 @@ case "$target" in
 esac
 
 build=(swift build -c release --package-path Fuzz --scratch-path Fuzz/.build --product "$product"
-       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
     "${build[@]}"
 fi
@@ -105,7 +105,7 @@ PY
         ;;
     model-file)
         copy_coredata '*.xcdatamodel-contents.xml' '*.xcdatamodeld/*.xcdatamodel/contents'
-        for file in "$root"/Data/*.xcdatamodeld/*.xcdatamodel/contents; do
+        for file in "$root"/Sources/Schedules/ObjectModel/*.xcdatamodeld/*.xcdatamodel/contents; do
             [ -f "$file" ] && cp -f "$file" "$seeds/data-$(basename "$(dirname "$file")")"
         done
         # The tests' model files written in code (multi-line string literals of ModelFileFixtures).

@@ -372,8 +372,8 @@ struct ScheduleTruthTests {
 
     @Test(arguments: ["sqlite", "binary", "xml"])
     func coreDataSchedulesOfTheEarlierModelAreServedReadOnly(_ kind: String) throws {
-        let versionOne = CoreFixture.samples.deletingLastPathComponent()
-            .appendingPathComponent("Schedule.xcdatamodeld/Schedule.xcdatamodel")
+        let versionOne = CoreFixture.samples.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Schedules/ObjectModel/Schedule.xcdatamodeld/Schedule.xcdatamodel")
         let model = try ManagedObjectModel(contentsOf: versionOne)
         #expect(model.entitiesByName["Link"] == nil, "the version 1 model file is not version 1")
         let fixture = try CoreFixture(files: [])
@@ -420,8 +420,8 @@ struct ScheduleTruthTests {
     }
 
     @Test func aPersonalStoreOfTheEarlierModelIsMigratedAndKeepsItsFavourites() throws {
-        let versionOne = CoreFixture.samples.deletingLastPathComponent()
-            .appendingPathComponent("Schedule.xcdatamodeld/Schedule.xcdatamodel")
+        let versionOne = CoreFixture.samples.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Schedules/ObjectModel/Schedule.xcdatamodeld/Schedule.xcdatamodel")
         let fixture = try CoreFixture(files: ["swift-server-days-2026.xml"]) { state in
             let model = try ManagedObjectModel(contentsOf: versionOne)
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)

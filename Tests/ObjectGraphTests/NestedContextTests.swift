@@ -10,16 +10,7 @@ import Testing
 struct NestedContextTests {
     /// A fixture with sessions "a" and "b" saved (titles "A" and "B"), in room "R1".
     private static func savedFixture(_ kind: StoreKind = .inMemory) throws -> Fixture {
-        let fixture = Fixture(kind)
-        try fixture.addStore()
-        let setup = fixture.context()
-        let room = setup.insertNewObject(forEntityName: "Room")
-        room.setValue("R1", forKey: "name")
-        for guid in ["a", "b"] {
-            setup.makeSession(guid, title: guid.uppercased()).setValue(room, forKey: "room")
-        }
-        try setup.save()
-        return fixture
+        try Fixture.twoSessionsInOneRoom(kind)
     }
 
     private static func titles(_ context: ManagedObjectContext) throws -> [String] {

@@ -11,6 +11,8 @@ import Foundation
 //   AlmanacBenchmarks postgres [--quick] [--filter insert|fetch|daemons] [--almanacd PATH] [--json PATH]
 //       the PostgreSQL store vs PostgresNIO by hand on ALMANAC_POSTGRES_URL's server (default
 //       results/postgres[-quick].json); one skipped row when the variable is unset
+//   AlmanacBenchmarks growth [--sizes 10000,100000,1000000] [--seconds 5] [--almanacd PATH] [--json PATH]
+//       fetch and count p50/p99 and RSS at each size (scripts/growth-table.sh; default results/growth.json)
 //   AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
 //       the load generator against a running almanacd
 // `scripts/bench-all.sh` runs the first three with the other tools and merges their rows into results/latest.json.
@@ -50,7 +52,20 @@ case "daemon":
 case "postgres":
     let rows = PostgresWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
     try finish(rows, defaultName: "postgres")
+case "growth":
+    guard let binary = arguments.value("--almanacd") ?? ProcessInfo.processInfo.environment["ALMANACD"],
+        FileManager.default.isExecutableFile(atPath: binary)
+    else {
+        print("growth: pass --almanacd PATH (a release almanacd)")
+        exit(2)
+    }
+    let lines = try GrowthTable.run(arguments: arguments, binary: binary)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf",
+                                                                  nan: "nan")
+    try encoder.encode(lines).write(to: arguments.jsonURL ?? results.appendingPathComponent("growth.json"))
 default:
-    print("unknown mode \(mode); use core (default), grdb, daemon, postgres or load")
+    print("unknown mode \(mode); use core (default), grdb, daemon, postgres, growth or load")
     exit(2)
 }

@@ -4,33 +4,15 @@ import ObjectGraphSQLite
 import ObjectGraphXML
 import Schedules
 
-// Writes the project's own sample data into Data/: the schedule model as an Xcode model file, and made-up
-// schedules as Core Data stores (a WWDC-style pair of XML stores, one per day; a binary store; a SQLite store).
+// Writes the project's own sample data into Data/: made-up schedules as Core Data stores (a WWDC-style pair of XML
+// stores, one per day; a binary store; a SQLite store). The schedule model's file is kept by hand in
+// Sources/Schedules/ObjectModel/Schedule.xcdatamodeld (the source of truth; a test checks ScheduleModel agrees).
 // Usage: swift run --package-path Benchmarks SampleData
 
 let data = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Data")
 let schedules = data.appendingPathComponent("schedules")
 let fileManager = FileManager.default
-
-// The model file: the current version beside the earlier ones (Schedule.xcdatamodel is version 1, kept so that
-// stores written by it can be made in tests and migrated).
-let bundle = data.appendingPathComponent("Schedule.xcdatamodeld")
-let version = bundle.appendingPathComponent("Schedule 2.xcdatamodel")
-try fileManager.createDirectory(at: version, withIntermediateDirectories: true)
-try ScheduleModel.make().xmlData().write(to: version.appendingPathComponent("contents"))
-let currentVersion = """
-    <?xml version="1.0" encoding="UTF-8"?>
-    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-    <plist version="1.0">
-    <dict>
-    \t<key>_XCCurrentVersionName</key>
-    \t<string>Schedule 2.xcdatamodel</string>
-    </dict>
-    </plist>
-
-    """
-try Data(currentVersion.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
 
 XMLStore.register()
 SQLiteStore.register()

@@ -82,8 +82,8 @@ private struct ExpressionDecoder {
         if let op = arithmetic[selector], arguments.count == 2 { return .arithmetic(op, arguments[0], arguments[1]) }
         let functions = [
             "sum:": "sum", "average:": "average", "count:": "count", "min:": "min", "max:": "max",
-            "lowercase:": "lowercase", "uppercase:": "uppercase", "abs:": "abs", "sqrt:": "sqrt",
-            "floor:": "floor", "ceiling:": "ceiling", "trunc:": "trunc", "now": "now",
+            "lowercase:": "lowercase", "uppercase:": "uppercase", "canonical:": "canonical", "abs:": "abs",
+            "sqrt:": "sqrt", "floor:": "floor", "ceiling:": "ceiling", "trunc:": "trunc", "now": "now",
         ]
         return functions[selector].map { .function($0, arguments) }
     }

@@ -2,13 +2,21 @@ import Foundation
 
 extension ManagedObjectContext {
     /// Whether the context merges the saves of the other contexts of its coordinator by itself (Core Data's
-    /// `automaticallyMergesChangesFromParent`; with nested contexts, its parent's saves as well).
+    /// `automaticallyMergesChangesFromParent`); for a child context (``init(parent:)``), the changes saved into or
+    /// by its parent.
     ///
-    /// A context belongs to one isolation domain and a save happens in another, so a save is not merged at once:
-    /// it waits in the context and is merged, as by ``mergeChanges(fromContextDidSave:)``, at the context's next
+    /// A context at the top of its chain merges the saves of the other top contexts on its coordinator. Such a
+    /// context belongs to one isolation domain and a save happens in another, so a save is not merged at once: it
+    /// waits in the context and is merged, as by ``mergeChanges(fromContextDidSave:)``, at the context's next
     /// ``processPendingChanges()`` (which every fetch and save runs first), or when ``mergePendingSaves()`` is
     /// called. A `PersistentContainer`'s ``PersistentContainer/viewContext`` also merges on the main actor as soon as
-    /// a save commits. The context's own saves are not merged into it. Off by default.
+    /// a save commits.
+    ///
+    /// A child context shares its parent's isolation domain and merges at once, when its parent saves (to the
+    /// stores or into its own parent) and when a sibling's save lands in the parent: the objects it registered are
+    /// refreshed from the parent with its own unsaved changes kept on top (as ``refresh(_:mergeChanges:)`` with
+    /// `true`), and objects deleted there are removed. It does not merge the saves of other top contexts, nor what
+    /// its parent merges in turn. The context's own saves are never merged into it. Off by default.
     public var automaticallyMergesChangesFromParent: Bool {
         get { automaticMerging != nil }
         set {
@@ -51,11 +59,27 @@ extension ManagedObjectContext {
     }
 }
 
+extension ManagedObjectContext {
+    /// Whether a child of this context merges automatically, so that a save builds its event for it.
+    var hasMergingChildren: Bool {
+        childLinks.contains { $0.context?.automaticMerging != nil }
+    }
+
+    /// Merges a save that reached this context (its own, or a child's pushed into it) into the children that merge
+    /// automatically, except the one it came from.
+    func mergeIntoChildren(_ event: ContextDidSave, except origin: ManagedObjectContext? = nil) {
+        for link in childLinks {
+            guard let child = link.context, child !== origin, child.automaticMerging != nil else { continue }
+            child.mergeChanges(fromContextDidSave: event)
+        }
+    }
+}
+
 /// The saves waiting for a context that merges automatically, and its save observer on the coordinator (removed
 /// when the context, which owns this, goes away).
 final class AutomaticMerging: Sendable {
     private let coordinator: PersistentStoreCoordinator
-    private let token: UUID
+    private let token: UUID?
     private let inbox: LockedValue<[ContextDidSave]>
     private let pending: LockedValue<Bool>
     /// What a save does besides queuing itself: wakes the main actor (for the view context).
@@ -69,6 +93,12 @@ final class AutomaticMerging: Sendable {
         coordinator = context.persistentStoreCoordinator
         self.inbox = inbox
         self.pending = pending
+        // A child hears of its parent's saves from the parent itself (see `mergeIntoChildren`), not of the other
+        // contexts' saves to the stores.
+        guard context.parent == nil else {
+            token = nil
+            return
+        }
         token = coordinator.addSaveObserver { event in
             guard event.contextIdentifier != own else { return }
             inbox.withLock { $0.append(event) }
@@ -77,7 +107,9 @@ final class AutomaticMerging: Sendable {
         }
     }
 
-    deinit { coordinator.removeSaveObserver(token) }
+    deinit {
+        if let token { coordinator.removeSaveObserver(token) }
+    }
 
     var hasPending: Bool { pending.withLock { $0 } }
 

@@ -26,7 +26,8 @@ extension ManagedObjectContext {
     ///
     /// Unlike Core Data (which ignores them for dictionaries and refuses grouping with them), unsaved changes take
     /// part when ``FetchRequest/includesPendingChanges`` is true, as for objects: the results are then computed in
-    /// memory over the context's objects. Otherwise stores that can compute groups do so (the SQLite store, with
+    /// memory over the context's objects. A child context's results are computed that way too, over what it reads
+    /// through its parent (see <doc:NestedContexts>). Otherwise stores that can compute groups do so (the SQLite store, with
     /// `GROUP BY`), and the others' objects are evaluated in memory; the partial results of every store are
     /// combined (sums of sums, averages from sums and counts, groups merged by their values).
     /// - Throws: ``StoreError/Code/invalidFetchRequest`` for an unknown property, a fetched property beside
@@ -95,7 +96,8 @@ extension ManagedObjectContext {
             if let stores { objectRequest.affectedStores = stores }
             for object in try fetchObjects(objectRequest) { try groups.add(object, plan: plan) }
         }
-        if request.includesPendingChanges, hasPendingChanges {
+        // A child's objects come through its parent, whose unsaved changes the stores do not hold.
+        if parent != nil || (request.includesPendingChanges && hasPendingChanges) {
             try addObjects(of: request.affectedStores)
             return groups
         }

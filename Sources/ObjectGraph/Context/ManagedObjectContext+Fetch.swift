@@ -18,7 +18,7 @@ extension ManagedObjectContext {
             throw StoreError(code: .invalidFetchRequest, message: message, context: context)
         }
         let objects = try fetchObjects(request)
-        if !request.relationshipKeyPathsForPrefetching.isEmpty, request.fetchBatchSize <= 0, parent == nil {
+        if !request.relationshipKeyPathsForPrefetching.isEmpty, request.fetchBatchSize <= 0 {
             try prefetch(request.relationshipKeyPathsForPrefetching, from: objects)
         }
         return objects
@@ -62,12 +62,14 @@ extension ManagedObjectContext {
     /// Each record holds the object's persistent values (the request's ``FetchRequest/propertiesToFetch`` when set):
     /// attributes by name, to-one relationships as ``ManagedObjectID``, to-many as `[ManagedObjectID]`. Sorting,
     /// offset and limit apply as in ``fetch(_:)-(FetchRequest)``. Like Core Data's dictionary results, unsaved changes of the
-    /// context do not take part: this reads what the stores hold. Read-only callers that only encode values (the
+    /// context do not take part: this reads what the stores hold (in a child context, what its parent holds, the
+    /// parent's unsaved changes included). Read-only callers that only encode values (the
     /// daemon's wire replies, exports) save the cost of registering objects in the context.
     /// - Throws: as ``fetch(_:)-(FetchRequest)``.
     public func fetchRecords(_ request: FetchRequest) throws -> [StoreRecord] {
         let entity = try entity(named: request.entityName)
         checkStores()
+        if let parent { return try parent.currentRecords(request) }
         let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
         let results = try persistentStoreCoordinator.fetch(
             entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
@@ -76,6 +78,23 @@ extension ManagedObjectContext {
         return try results.map { merged in
             if let record = merged.takeRecord() { return record }
             return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
+        }
+    }
+
+    /// A child's ``fetchRecords(_:)``: what its parent holds (the parent's unsaved changes included, and its
+    /// parent's in turn), the child's own unsaved changes left out as a store's records leave them out.
+    private func currentRecords(_ request: FetchRequest) throws -> [StoreRecord] {
+        let objectRequest = request.objectRequest()
+        objectRequest.sortKeys = request.sortKeys
+        objectRequest.fetchOffset = request.fetchOffset
+        objectRequest.fetchLimit = request.fetchLimit
+        objectRequest.includesPendingChanges = true
+        let keys = request.propertyNamesToFetch.map(Set.init)
+        return try fetchObjects(objectRequest).map { object in
+            let record = currentRecord(of: object)
+            guard let keys else { return record }
+            let values = record.values.filter { keys.contains($0.key) }
+            return StoreRecord(objectID: record.objectID, version: record.version, values: values)
         }
     }
 

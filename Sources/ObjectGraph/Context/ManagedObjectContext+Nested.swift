@@ -115,10 +115,10 @@ extension ManagedObjectContext {
     /// there with the IDs they have here, deletions are deleted there with the parent's delete rules), then marks
     /// them saved here. Checks first that every object it changed still exists in the parent, so that a failed
     /// push changes neither context.
-    func push(into parent: ManagedObjectContext) throws {
+    func push(into parent: ManagedObjectContext, updates: Updates) throws {
         parent.checkStores()
         let newObjects = inserted.objects.filter { !$0.isDeletedFlag }
-        let updatedObjects = changed.objects.filter(\.isUpdated)
+        let updatedObjects = updates.objects
         let deletedObjects = deleted.objects
         var targets: [ManagedObject] = []
         targets.reserveCapacity(updatedObjects.count)
@@ -152,15 +152,26 @@ extension ManagedObjectContext {
                 copy.slots[index] = parent.counterpart(of: object.slots[index], kind: kinds[index])
             }
         }
-        for (object, target) in zip(updatedObjects, targets) {
+        if parent.isRecordingUndo {
+            parent.openGroup.reserveCapacity(parent.openGroup.count + newObjects.count + updatedObjects.count)
+        }
+        for (position, target) in targets.enumerated() {
+            let object = updatedObjects[position]
             let kinds = object.slotLayout.kinds
-            for index in object.changedSlots() where !kinds[index].isFetched {
+            for index in updates.slots[position] where !kinds[index].isFetched {
                 target.setValueTracked(parent.counterpart(of: object.slots[index], kind: kinds[index]), slot: index)
             }
         }
+        // The parent's delete rules may delete more there: siblings that merge automatically hear of those too.
+        let deletedBefore = parent.hasMergingChildren ? parent.deleted : nil
         for target in doomed { parent.delete(target) }
-        finishPush(inserted: newObjects, updated: updatedObjects, deleted: deletedObjects)
+        let event = finishPush(inserted: newObjects, updated: updatedObjects, deleted: deletedObjects)
         parent.processPendingChanges()
+        if let deletedBefore, var event {
+            let deletedThere = parent.deleted.objects.filter { !deletedBefore.contains($0) }
+            event.deletedObjectIDs.formUnion(deletedThere.map(\.objectID))
+            parent.mergeIntoChildren(event, except: self)
+        }
     }
 
     /// Registers a new object a child pushed, as ``insert(_:)`` does but without waking it again.
@@ -188,21 +199,25 @@ extension ManagedObjectContext {
     }
 
     /// Marks a child's pushed changes saved: new objects keep their (temporary) IDs until the top context saves.
+    /// Returns the save's event when someone hears of it (observers, or contexts that merge automatically).
     private func finishPush(
         inserted newObjects: [ManagedObject], updated: [ManagedObject],
         deleted deletedObjects: [ManagedObject]
-    ) {
+    ) -> ContextDidSave? {
         for object in newObjects {
             object.isInsertedFlag = false
             object.snapshot = nil
         }
         settleSavedChanges(inserted: newObjects, updated: updated, deleted: deletedObjects)
-        guard !observers.isEmpty else { return }
+        let mergingChildren = hasMergingChildren
+        guard !observers.isEmpty || mergingChildren || parent?.hasMergingChildren == true else { return nil }
         var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
         event.insertedObjectIDs = Set(newObjects.map(\.objectID))
         event.updatedObjectIDs = Set(updated.map(\.objectID))
         event.deletedObjectIDs = Set(deletedObjects.map(\.objectID))
         post(.didSave(event))
+        if mergingChildren { mergeIntoChildren(event) }
+        return event
     }
 
     // MARK: Permanent IDs

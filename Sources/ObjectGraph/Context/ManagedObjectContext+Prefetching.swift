@@ -5,7 +5,8 @@ extension ManagedObjectContext {
     /// (``FetchRequest/relationshipKeyPathsForPrefetching``): one request to each store per hop, destinations made
     /// faults that keep their values, so that following the relationships asks no store.
     ///
-    /// Key paths sharing a prefix share its hop (`room` and `room.sessions` read the rooms once).
+    /// Key paths sharing a prefix share its hop (`room` and `room.sessions` read the rooms once). A child context
+    /// reads the destinations from its parent's objects instead, with the parent's unsaved changes.
     /// - Throws: ``StoreError/Code/invalidFetchRequest`` for a key path whose component is no relationship of the
     ///   objects reached; store errors.
     func prefetch(_ keyPaths: [String], from objects: [ManagedObject]) throws {
@@ -43,10 +44,20 @@ extension ManagedObjectContext {
             }
         }
         let missing = destinationIDs.filter { id in
-            guard let object = registered[id] else { return !id.isTemporaryID }
+            // A child's parent holds new objects too, under temporary IDs.
+            guard let object = registered[id] else { return parent != nil || !id.isTemporaryID }
             return object.storage == .fault && object.faultValues == nil
         }
-        if !missing.isEmpty {
+        if let parent {
+            // A child reads the destinations from its parent, unsaved changes included, as its faults do.
+            for id in missing {
+                guard let source = try parent.liveObject(for: id) else { continue }
+                let object = self.object(with: id)
+                guard object.storage == .fault else { continue }
+                object.apply(parent.currentRecord(of: source), in: self)
+                object.awakeFromFetch()
+            }
+        } else if !missing.isEmpty {
             let generation = persistentStoreCoordinator.contentGeneration
             let records = try persistentStoreCoordinator.records(for: missing)
             for id in missing {

@@ -27,15 +27,21 @@ extension ManagedObjectContext {
             object.willSave()
         }
         processPendingChanges()
-        try validateChanges()
+        recomputeDerivedAttributes()
+        // Which objects changed and which of their properties, found once (after derived values are recomputed):
+        // validation, the push into a parent and the first save plan all need them, and comparing every slot with
+        // its snapshot is a save's largest per-object cost.
+        let updates = updatedObjectsAndSlots()
+        try validateChanges(updated: updates.objects)
         if let parent {
-            try push(into: parent)
+            try push(into: parent, updates: updates)
             return
         }
         var attempts = 0
         while true {
             attempts += 1
-            let plan = try makeSavePlan()
+            // A resolved merge conflict changed objects: the next plan looks at them again.
+            let plan = try makeSavePlan(updated: attempts == 1 ? updates.objects : nil)
             do {
                 try persistentStoreCoordinator.save(recordingHistory(of: plan))
                 finishSave(plan)
@@ -77,9 +83,27 @@ extension ManagedObjectContext {
         if !renamed.isEmpty { root.adoptPermanentIDs(renamed) }
     }
 
+    /// The saved objects with unsaved changes (``ManagedObject/isUpdated``), each with the slots that changed.
+    struct Updates {
+        var objects: [ManagedObject] = []
+        var slots: [[Int]] = []
+    }
+
+    /// The objects ``updatedObjects`` holds, in the order they changed, with their changed slots.
+    func updatedObjectsAndSlots() -> Updates {
+        var updates = Updates()
+        for object in changed.objects where !object.isInsertedFlag && !object.isDeletedFlag {
+            let slots = object.changedSlots()
+            guard !slots.isEmpty else { continue }
+            updates.objects.append(object)
+            updates.slots.append(slots)
+        }
+        return updates
+    }
+
     // MARK: Validation
 
-    private func validateChanges() throws {
+    private func validateChanges(updated: [ManagedObject]) throws {
         var errors: [ValidationError] = []
         func collect(_ body: () throws -> Void) {
             do {
@@ -91,7 +115,7 @@ extension ManagedObjectContext {
             }
         }
         for object in inserted.objects where !object.isDeletedFlag { collect(object.validateForInsert) }
-        for object in changed.objects where object.isUpdated { collect(object.validateForUpdate) }
+        for object in updated { collect(object.validateForUpdate) }
         for object in deleted.objects { collect(object.validateForDelete) }
         if let error = ValidationError.combining(errors) { throw error }
     }
@@ -125,7 +149,8 @@ extension ManagedObjectContext {
         }
     }
 
-    private func makeSavePlan() throws -> SavePlan {
+    /// The changes to write, store by store; `updated` is the list of updated objects when the caller has it.
+    private func makeSavePlan(updated: [ManagedObject]?) throws -> SavePlan {
         let coordinator = persistentStoreCoordinator
         var newObjects = inserted.objects
         if newObjects.contains(where: \.isDeletedFlag) { newObjects.removeAll(where: \.isDeletedFlag) }
@@ -234,7 +259,7 @@ extension ManagedObjectContext {
                                         store: buckets.entries[bucket].store, idOf: id)
             buckets.entries[bucket].changes.inserted.append(record)
         }
-        let updatedObjects = changed.objects.filter(\.isUpdated)
+        let updatedObjects = updated ?? changed.objects.filter(\.isUpdated)
         for object in updatedObjects {
             let target = try store(of: object)
             let record = try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id)
@@ -340,13 +365,15 @@ extension ManagedObjectContext {
         // The event's sets of IDs are built only when someone listens: hashing every ID of a large save was a
         // tenth of finishing it.
         let coordinator = persistentStoreCoordinator
-        guard !observers.isEmpty || coordinator.hasSaveObservers else { return }
+        let mergingChildren = hasMergingChildren
+        guard !observers.isEmpty || coordinator.hasSaveObservers || mergingChildren else { return }
         var event = ContextDidSave(contextIdentifier: ObjectIdentifier(self))
         event.insertedObjectIDs = Set(plan.insertedIDs)
         event.updatedObjectIDs = Set(plan.updatedObjects.map(\.objectID))
         event.deletedObjectIDs = Set(plan.deletedObjects.map(\.objectID))
         post(.didSave(event))
         coordinator.notifySaved(event)
+        if mergingChildren { mergeIntoChildren(event) }
     }
 
     // MARK: Uniqueness constraint conflicts

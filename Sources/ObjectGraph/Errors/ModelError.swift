@@ -9,7 +9,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
             case duplicateEntity, unknownEntity, unknownConfiguration, unknownTemplate, missingVariable
             case invalidInheritance, invalidInverse, unknownDestination, invalidModelFile, incompatibleModel
-            case unknownProperty
+            case unknownProperty, invalidDerivation
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -36,6 +36,9 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidModelFile = Code(.invalidModelFile)
         /// A store was written with a different model.
         public static let incompatibleModel = Code(.incompatibleModel)
+        /// A derived attribute's ``DerivedAttributeDescription/derivationExpression`` is missing, of a form
+        /// derived attributes do not support, or names a key the entity cannot reach.
+        public static let invalidDerivation = Code(.invalidDerivation)
 
         public var description: String { "\(value)" }
     }

@@ -1,7 +1,10 @@
 import Foundation
 
 /// An attribute: a typed value of an entity, with an optional default and validation rules.
-public final class AttributeDescription: PropertyDescription, @unchecked Sendable {  // frozen with its model
+///
+/// Not final: ``DerivedAttributeDescription`` is the one subclass, as Core Data's `NSDerivedAttributeDescription`
+/// is a kind of `NSAttributeDescription`, so code that walks an entity's attributes sees derived ones too.
+public class AttributeDescription: PropertyDescription, @unchecked Sendable {  // frozen with its model
     /// The type of the attribute's values.
     public var attributeType: AttributeType { didSet { checkMutable() } }
     /// The value a newly inserted object starts with, in the type's canonical representation.

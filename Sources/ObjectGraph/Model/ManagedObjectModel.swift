@@ -30,6 +30,8 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
     /// Whether objects of some entity can hold other objects (relationships, fetched properties); set when frozen.
     /// Contexts of a model where none can skip breaking reference cycles when they go away.
     private(set) var objectsReferToObjects = true
+    /// The derived attributes, set when the model is frozen; `nil` when it has none (saves then skip them).
+    private(set) var derivations: Derivations?
     private let freezeLock = Lock()
     /// Set once frozen, so `freeze()` on a frozen model (every new managed object calls it) takes no lock.
     private let frozenFlag = Atomic<Bool>(false)
@@ -194,8 +196,10 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
 
     /// Resolves parent entities named in files, destination entities and inverses.
     ///
-    /// - Throws: ``ModelError/Code/unknownDestination``, ``ModelError/Code/invalidInheritance`` or
-    ///   ``ModelError/Code/invalidInverse`` naming the entity and property.
+    /// Checks derived attributes' expressions against their entities too.
+    ///
+    /// - Throws: ``ModelError/Code/unknownDestination``, ``ModelError/Code/invalidInheritance``,
+    ///   ``ModelError/Code/invalidInverse`` or ``ModelError/Code/invalidDerivation`` naming the entity and property.
     public func resolveRelationships() throws {
         let byName = entitiesByName
         for entity in entities {
@@ -246,6 +250,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
                 relationship.inverseRelationship = inverse
             }
         }
+        _ = try Derivations.make(for: entities)
     }
 
     /// Freezes the model: resolves it and makes it immutable. Called by the first coordinator or object using it.
@@ -263,6 +268,7 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
             preconditionFailure("the managed object model is inconsistent: \(error)")
         }
         for entity in entities { entity.freeze() }
+        derivations = try? Derivations.make(for: entities)
         frozenEntitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         objectsReferToObjects = entities.contains { entity in
             entity.layout.kinds.contains { if case .attribute = $0 { false } else { true } }
@@ -296,6 +302,12 @@ extension PropertyDescription {
     func copyForMerge() -> PropertyDescription {
         let copy: PropertyDescription
         switch self {
+        case let derived as DerivedAttributeDescription:
+            let new = DerivedAttributeDescription()
+            new.name = name
+            new.attributeType = derived.attributeType
+            new.derivationExpression = derived.derivationExpression
+            copy = new
         case let attribute as AttributeDescription:
             let new = AttributeDescription(name: name, type: attribute.attributeType, isOptional: isOptional,
                                            defaultValue: attribute.defaultValue)

@@ -362,7 +362,13 @@ extension ManagedObject {
     /// Keeps a copy of the committed values before the first change since the last read or save.
     func captureSnapshot() {
         guard snapshot == nil, !isInsertedFlag else { return }
-        snapshot = slots.map { ($0 as? ToManyStorage)?.copy() ?? $0 }
+        // Only to-many slots hold storage that changes in place: casting every slot to find them was most of the
+        // time a child's save spent setting its changes on the parent's objects.
+        var copy = slots
+        for index in slotLayout.toManySlots {
+            if let storage = copy[index] as? ToManyStorage { copy[index] = storage.copy() }
+        }
+        snapshot = copy
     }
 
     // MARK: Fetched properties

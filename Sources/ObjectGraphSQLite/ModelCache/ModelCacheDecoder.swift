@@ -54,7 +54,9 @@ enum ModelCacheDecoder {
         let isTransient = archive.resolve(object.values["NSIsTransient"])?.bool ?? false
         let described: PropertyDescription
         switch object.className {
-        case "NSAttributeDescription":
+        // A derived attribute is read as the plain attribute its stored values fill: a store opened from its cache
+        // is read, and its derivation (an archived expression under a key not seen in a real file yet) is not.
+        case "NSAttributeDescription", "NSDerivedAttributeDescription":
             let code = archive.resolve(object.values["NSAttributeType"])?.integer ?? 0
             let attribute = AttributeDescription(name: name, type: attributeType(code), isOptional: isOptional)
             attribute.valueTransformerName = archive.string(object, "NSValueTransformerName")

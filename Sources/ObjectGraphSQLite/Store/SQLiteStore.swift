@@ -51,6 +51,10 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var hasOpenSave = false
     /// Saves committed through this store, for ``contentToken()``.
     var commitCount: UInt64 = 0
+    /// The last `PRAGMA data_version` read for ``contentToken()`` and the files' stamp taken before it.
+    var cachedDataVersion: (stamp: FileStamp, version: UInt64)?
+    /// How many times ``contentToken()`` read `PRAGMA data_version` (for tests).
+    var dataVersionReads = 0
     /// The `SELECT` of one object's row and its reader, by entity number.
     var recordQueries: [Int64: (String, RecordReader)] = [:]
     /// The `SELECT … WHERE Z_PK IN (` of batches of faults and its reader, by table name.
@@ -78,6 +82,7 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     public override func didRemove() {
         if hasOpenSave, let connection { try? connection.execute("ROLLBACK") }
         hasOpenSave = false
+        cachedDataVersion = nil
         connection?.close()
         connection = nil
     }
@@ -98,9 +103,13 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     }
 
     /// This store's commits and SQLite's `data_version` (which another connection's commit changes), together.
+    ///
+    /// The pragma is read again only when the database file or its `-wal` file changed since the last read, or
+    /// changed less than a second before it (their `stat`: see `FileStamp`); otherwise the token costs two `stat`
+    /// calls.
     public override func contentToken() throws -> UInt64? {
         let external = try StoreErrorFactory.converting(url: url, doing: "reading the data version") {
-            try readDataVersion()
+            try cheapDataVersion()
         }
         return commitCount << 32 | (external & 0xFFFF_FFFF)
     }

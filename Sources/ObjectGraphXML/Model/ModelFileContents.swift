@@ -46,4 +46,6 @@ struct ModelFileContents {
     var configurations: [Configuration] = []
     var templates: [(name: String, template: FetchRequestTemplate)] = []
     var versionIdentifier: String?
+    /// Xcode's `codeGenerationType` of the entities that have one, by entity name.
+    var codeGenerationTypes: [String: String] = [:]
 }

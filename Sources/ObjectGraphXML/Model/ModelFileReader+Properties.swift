@@ -11,11 +11,21 @@ extension ModelFileReader {
                 "<attribute name=\"\(attributeName)\"> of \(entity) has the unknown attributeType "
                     + "\"\(typeName)\".", line: start.line)
         }
-        let attribute = AttributeDescription(
-            name: attributeName, type: type,
-            isOptional: Self.flag(start[attribute: "optional"]))
-        readCommonFlags(start, into: attribute)
         let describe = "<attribute name=\"\(attributeName)\"> of \(entity)"
+        let attribute: AttributeDescription
+        if Self.flag(start[attribute: "derived"]) {
+            let derived = DerivedAttributeDescription()
+            derived.name = attributeName
+            derived.attributeType = type
+            derived.isOptional = Self.flag(start[attribute: "optional"])
+            derived.derivationExpression = try derivationExpression(of: start, describe)
+            attribute = derived
+        } else {
+            attribute = AttributeDescription(
+                name: attributeName, type: type,
+                isOptional: Self.flag(start[attribute: "optional"]))
+        }
+        readCommonFlags(start, into: attribute)
         if type == .date {
             attribute.defaultValue = try date("defaultDateTimeInterval", of: start, describe)
             attribute.minimumValue = try date("minDateTimeInterval", of: start, describe)
@@ -42,6 +52,20 @@ extension ModelFileReader {
         attribute.preservesValueInHistoryOnDeletion = Self.flag(start[attribute: "preserveAfterDeletion"])
         try readPropertyChildren(into: attribute)
         return attribute
+    }
+
+    /// The `derivationExpression` of a derived attribute (`derived="YES"`), as Xcode writes it.
+    private func derivationExpression(of start: XMLElementStart, _ describe: String) throws -> ObjectExpression {
+        guard let text = nonEmpty(start[attribute: "derivationExpression"]) else {
+            throw XMLFormatError("\(describe) is derived but has no derivationExpression.", line: start.line)
+        }
+        do {
+            return try ObjectExpression(format: text)
+        } catch {
+            throw XMLFormatError(
+                "\(describe) has the derivationExpression \"\(text)\", which does not parse: \(error)",
+                line: start.line)
+        }
     }
 
     mutating func readRelationship(_ start: XMLElementStart, entity: EntityDescription) throws

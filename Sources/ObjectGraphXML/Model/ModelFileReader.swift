@@ -67,6 +67,9 @@ struct ModelFileReader: ~Copyable {
         if let className = start[attribute: "representedClassName"], !className.isEmpty {
             entity.managedObjectClassName = className
         }
+        if let codeGeneration = nonEmpty(start[attribute: "codeGenerationType"]) {
+            contents.codeGenerationTypes[entityName] = codeGeneration
+        }
         entity.isAbstract = Self.flag(start[attribute: "isAbstract"])
         entity.renamingIdentifier = nonEmpty(start[attribute: "elementID"])
         entity.versionHashModifier = nonEmpty(start[attribute: "versionHashModifier"])

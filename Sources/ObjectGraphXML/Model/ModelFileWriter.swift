@@ -83,6 +83,10 @@ enum ModelFileWriter {
         let type = attribute.attributeType
         var attributes = commonAttributes(of: attribute)
         attributes.append(("attributeType", type.rawValue))
+        if let derived = attribute as? DerivedAttributeDescription {
+            attributes.append(("derived", "YES"))
+            if let format = derived.derivationFormat { attributes.append(("derivationExpression", format)) }
+        }
         if type == .date {
             let pairs: [(String, Any?)] = [
                 ("minDateTimeInterval", attribute.minimumValue),

@@ -1,11 +1,13 @@
 import Foundation
 import ObjectGraph
 
-/// A favourite session, keyed by conference acronym and session guid so that it survives schedule updates.
-public final class Favorite: ManagedObject {
-    /// When the favourite was made.
-    public var createdAt: Date? { value(forKey: "createdAt") as? Date }
+// The classes of the personal entities whose Codegen is Category/Extension in Schedule.xcdatamodeld: declared
+// here with what happens on insertion; their typed properties, `fetchRequest()` and registration are generated
+// from the model file by the ObjectGraphCodegen plugin (Reminder, Class Definition, is generated whole).
 
+/// A favourite session, keyed by conference acronym and session guid so that it survives schedule updates.
+public class Favorite: ManagedObject {
+    /// Sets ``createdAt`` to now.
     public override func awakeFromInsert() {
         super.awakeFromInsert()
         setPrimitiveValue(Date(), forKey: "createdAt")
@@ -13,7 +15,8 @@ public final class Favorite: ManagedObject {
 }
 
 /// A note on a session or conference.
-public final class Note: ManagedObject {
+public class Note: ManagedObject {
+    /// Sets ``createdAt`` to now.
     public override func awakeFromInsert() {
         super.awakeFromInsert()
         setPrimitiveValue(Date(), forKey: "createdAt")
@@ -22,16 +25,8 @@ public final class Note: ManagedObject {
 
 /// One start of the daemon (Core Data's tutorial `Run`): its date set on insertion, its process ID defaulting to -1,
 /// which fails validation (minimum 0) until the real ID is set.
-public final class Run: ManagedObject {
-    /// When the daemon started.
-    public var date: Date? { value(forKey: "date") as? Date }
-
-    /// The daemon's process ID.
-    public var processID: Int {
-        get { value(forKey: "processID") as? Int ?? -1 }
-        set { setValue(newValue, forKey: "processID") }
-    }
-
+public class Run: ManagedObject {
+    /// Sets ``date`` to now.
     public override func awakeFromInsert() {
         super.awakeFromInsert()
         setPrimitiveValue(Date(), forKey: "date")

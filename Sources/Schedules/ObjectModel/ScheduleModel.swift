@@ -3,7 +3,9 @@ import ObjectGraph
 
 /// The schedule model: what the daemon stores and clients query. Entity and property names are fixed.
 ///
-/// The same model is kept as an Xcode model file in `Data/Schedule.xcdatamodeld`; a test checks that the two agree.
+/// The model's source of truth is the Xcode model file beside this one, `Schedule.xcdatamodeld` (Xcode edits it, and
+/// the ObjectGraphCodegen plugin generates the personal entities' classes from it); this is its compiled-in copy,
+/// and a test checks that the two agree.
 /// Version 2 (issue #23) added links, room order and guids, track colours, person ids, feedback URLs, do-not-record,
 /// the conference's subtitle, URL and zone source, and the favourite's snapshot of its session; stores of version 1
 /// open through lightweight migration (the personal store) or as they are (read-only Core Data schedule files,
@@ -67,12 +69,13 @@ public enum ScheduleModel {
         minutes.minimumValue = 0
         let reminder = entity("Reminder", [
             string("conferenceAcronym", optional: false), string("sessionGUID", optional: false), minutes,
-        ])
+        ], className: "Reminder")
         let note = entity("Note", [
             string("conferenceAcronym"), string("sessionGUID"), string("text", optional: false), date("createdAt"),
         ], className: "Note")
         let processID = int("processID", .integer32, optional: false, defaultValue: -1)
         processID.minimumValue = 0
+        processID.usesScalarValueType = true
         // `note` records one-time work a start did, such as migrating favourites to today's conference names.
         let run = entity("Run", [date("date", optional: false), processID, string("note")], className: "Run")
 
@@ -116,11 +119,10 @@ public enum ScheduleModel {
         }
     }
 
-    /// Registers the classes of the personal entities (idempotent).
+    /// Registers the classes of the personal entities (idempotent): ``Favorite``, ``Note``, ``Run`` and
+    /// ``Reminder``, as the code generated from the model file does.
     public static func registerClasses() {
-        ManagedObjectClassRegistry.register(Run.self, forClassName: "Run")
-        ManagedObjectClassRegistry.register(Favorite.self, forClassName: "Favorite")
-        ManagedObjectClassRegistry.register(Note.self, forClassName: "Note")
+        ManagedObjectClassRegistry.registerScheduleClasses()
     }
 
     // MARK: Builders

@@ -12,6 +12,12 @@ enum FunctionEvaluator {
                 throw ObjectPredicateError(.typeMismatch, "\(name)() needs a string, found \(type(of: value))")
             }
             return name == "lowercase" ? string.lowercased() : string.uppercased()
+        case "canonical":
+            guard let value = ValueSemantics.normalized(arguments[0]) else { return nil }
+            guard let string = ValueSemantics.string(value) else {
+                throw ObjectPredicateError(.typeMismatch, "canonical:() needs a string, found \(type(of: value))")
+            }
+            return StringFolding.fold(string, caseInsensitive: true, diacriticInsensitive: true)
         case "abs", "sqrt", "floor", "ceiling", "trunc", "ln", "log", "exp":
             guard let value = ValueSemantics.normalized(arguments[0]) else { return nil }
             guard let number = NumericValue(value) else {

@@ -10,13 +10,13 @@ enum FunctionTable {
 
     /// Canonical names and their arities.
     static let canonical: [String: ClosedRange<Int>] = [
-        "now": 0...0, "lowercase": unary, "uppercase": unary, "abs": unary, "sqrt": unary, "floor": unary,
-        "ceiling": unary, "trunc": unary, "ln": unary, "log": unary, "exp": unary, "count": variadic,
+        "now": 0...0, "canonical": unary, "lowercase": unary, "uppercase": unary, "abs": unary, "sqrt": unary,
+        "floor": unary, "ceiling": unary, "trunc": unary, "ln": unary, "log": unary, "exp": unary, "count": variadic,
         "sum": variadic, "average": variadic, "min": variadic, "max": variadic,
     ]
 
     private static let aliases: [String: String] = [
-        "avg": "average", "lowercase:": "lowercase", "uppercase:": "uppercase",
+        "avg": "average", "canonical:": "canonical", "lowercase:": "lowercase", "uppercase:": "uppercase",
         "abs:": "abs", "sqrt:": "sqrt", "floor:": "floor", "ceiling:": "ceiling", "trunc:": "trunc", "ln:": "ln",
         "log:": "log", "exp:": "exp", "count:": "count", "sum:": "sum", "average:": "average", "min:": "min",
         "max:": "max",
