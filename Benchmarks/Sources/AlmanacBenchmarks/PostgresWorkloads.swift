@@ -230,13 +230,14 @@ enum PostgresWorkloads {
             _ = try daemon.waitUntilReady(timeout: 120)
         }
         let run = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let sockets = processes.map(\.socketPath)
         func round(_ tag: String) -> [LoadGenerator.Report] {
             let slots = (0..<daemonCount).map { _ in ReportSlot() }
             DispatchQueue.concurrentPerform(iterations: daemonCount) { index in
                 let mix = [LoadGenerator.RequestKind(name: "insert", weight: 1, role: .plain) { client, n, _ in
                     #"{"id":\#(n),"op":"insert","entity":"Favorite","values":{"conferenceAcronym":"bench","sessionGUID":"pg-\#(run)-\#(tag)-\#(index)-\#(client)-\#(n)","createdAt":"2026-11-21T12:00:00Z","note":"load generator"}}"#
                 }]
-                let report = LoadGenerator(socketPath: processes[index].socketPath, clients: clientsPerDaemon,
+                let report = LoadGenerator(socketPath: sockets[index], clients: clientsPerDaemon,
                                            mix: mix, requestsPerClient: 1_000_000, seconds: seconds, warmUp: 5).run()
                 slots[index].report = report
             }
