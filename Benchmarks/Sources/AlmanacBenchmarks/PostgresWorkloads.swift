@@ -41,7 +41,7 @@ enum PostgresWorkloads {
                 made.forEach(ResultTable.printRow)
                 rows += made
             } catch {
-                say("postgres \(name): error: \(error)")
+                say("postgres \(name): error: \(String(reflecting: error))")
                 rows.append(ResultRow.failed("PostgreSQL \(name)", target: .none, error: error))
             }
         }
@@ -357,7 +357,11 @@ final class HandConnection {
         let logger = logger
         let promise = connection.eventLoop.makePromise(of: Void.self)
         promise.completeWithTask {
-            try await connection.copyFrom(table: "\(schema).ZITEM", columns: [], logger: logger) { writer in
+            // copyFrom quotes the table name whole: the schema comes from the transaction's search path, and the
+            // unquoted ZITEM of createItemTable is zitem.
+            _ = try await connection.query(
+                PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(schema)"), logger: logger)
+            try await connection.copyFrom(table: "zitem", columns: [], logger: logger) { writer in
                 var buffer = ByteBuffer()
                 buffer.reserveCapacity(1 << 18)
                 for n in 0..<count {
