@@ -10,6 +10,8 @@ let package = Package(
         // folder name: "main", "rel", "Almanac"…).
         .package(name: "Almanac", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // PostgresNIO used by hand: the anchor of the PostgreSQL store's rows (the version the store resolves).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "CSQLiteRaw", pkgConfig: "sqlite3"),
@@ -27,6 +29,8 @@ let package = Package(
                 .product(name: "ObjectGraphSQLite", package: "Almanac"),
                 .product(name: "Schedules", package: "Almanac"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ObjectGraphPostgres", package: "Almanac"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(

@@ -6,6 +6,7 @@
 #   xml      XMLStoreBench                XML and binary stores vs xmllint, the FOSDEM frab file
 #   daemon   AlmanacBenchmarks daemon     almanacd over its socket: fetch, ping vs redis, start-up, RSS, dropped file,
 #                                         change propagation between two daemons through PostgreSQL
+#   postgres AlmanacBenchmarks postgres   the PostgreSQL store vs PostgresNIO by hand, 8 daemons on one schema
 #   crash    CrashSafety run              SIGKILLed writers of the file stores
 # Every step writes its rows to Benchmarks/results/STEP[-quick].json and its output to STEP[-quick].txt. At the end
 # all rows go into Benchmarks/results/latest.json (quick.json with --quick):
@@ -28,10 +29,12 @@
 # when they are missing; otherwise it says so and those rows say "skipped".
 # BENCH_BUILD_FLAGS adds flags to every release build of Benchmarks/ (CI passes --static-swift-stdlib, so that the
 # package check's static almanac and almanacd and this step share one compilation of the framework).
+# The postgres step uses the server of ALMANAC_POSTGRES_URL, else a private cluster (fsync on) that
+# scripts/postgres-cluster.sh starts and the script stops at exit; without either its rows say "skipped".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-all="core,grdb,sqlite,xml,daemon,crash"
+all="core,grdb,sqlite,xml,daemon,postgres,crash"
 quick=0 only=$all build=1 almanacd= shared=$(cd "$root/.." && pwd)/shared
 read -r -a build_flags <<<"${BENCH_BUILD_FLAGS:-}"
 while [ $# -gt 0 ]; do
@@ -61,7 +64,7 @@ if [ "$build" = 1 ]; then
     start=$SECONDS
     swift build -c release --package-path Benchmarks "${build_flags[@]}" || exit 1
     # almanacd from the same build (a product of the path dependency), so the framework is compiled once.
-    if selected daemon && [ -z "$almanacd" ]; then
+    if { selected daemon || selected postgres; } && [ -z "$almanacd" ]; then
         swift build -c release --package-path Benchmarks "${build_flags[@]}" --product almanacd || exit 1
     fi
     echo "bench-all: built in $((SECONDS - start)) s"
@@ -96,16 +99,17 @@ if { selected xml || selected daemon; } && [ ! -f "$shared/schedules/fosdem-2021
         "will say skipped (--shared PATH names the folder)"
 fi
 
-# The daemon step's propagation rows need a PostgreSQL server: ALMANAC_POSTGRES_URL, or a private cluster started
-# here (with fsync on, like a real server) and stopped at exit; without PostgreSQL those rows say skipped.
-if selected daemon && [ -z "${ALMANAC_POSTGRES_URL:-}" ]; then
+# The postgres step and the daemon step's propagation rows need a PostgreSQL server: ALMANAC_POSTGRES_URL, or one
+# private cluster started here (with fsync on, like a real server) and stopped at exit; without PostgreSQL those rows
+# say skipped.
+if { selected postgres || selected daemon; } && [ -z "${ALMANAC_POSTGRES_URL:-}" ]; then
     if cluster=$(ALMANAC_POSTGRES_FSYNC=on "$root/scripts/postgres-cluster.sh" start 2>/dev/null); then
         export ALMANAC_POSTGRES_URL=$cluster
         trap '"$root/scripts/postgres-cluster.sh" stop "$cluster"' EXIT
-        echo "bench-all: started a PostgreSQL cluster for the propagation rows: $cluster"
+        echo "bench-all: started a PostgreSQL cluster for the postgres step and the propagation rows: $cluster"
     else
         echo "bench-all: no ALMANAC_POSTGRES_URL and no PostgreSQL to start (scripts/postgres-cluster.sh):" \
-            "the propagation rows will say skipped"
+            "the postgres step's and the propagation rows will say skipped"
     fi
 fi
 
@@ -132,6 +136,8 @@ step grdb "$bin/AlmanacBenchmarks" grdb $quickflag --json "$results/grdb$suffix.
 step sqlite "$bin/SQLiteBench" $quickflag --json "$results/sqlite$suffix.json"
 step xml "$bin/XMLStoreBench" "$([ "$quick" = 1 ] && echo 5 || echo 50)" $quickflag --json "$results/xml$suffix.json"
 step daemon "$bin/AlmanacBenchmarks" daemon $quickflag --almanacd "${almanacd:-$bin/almanacd}" --json "$results/daemon$suffix.json"
+step postgres "$bin/AlmanacBenchmarks" postgres $quickflag --almanacd "${almanacd:-$bin/almanacd}" \
+    --json "$results/postgres$suffix.json"
 step crash "$bin/CrashSafety" run --kills "$([ "$quick" = 1 ] && echo 10 || echo 200)" \
     --json "$results/crash$suffix.json"
 echo "bench-all: the steps took $((SECONDS - run_started)) s"
@@ -206,7 +212,7 @@ if quick != "1":
         steps += [step for step in previous.get("steps", []) if step["step"] not in known]
     except (OSError, ValueError):
         pass
-    order = ["core", "grdb", "sqlite", "xml", "daemon", "crash"]
+    order = ["core", "grdb", "sqlite", "xml", "daemon", "postgres", "crash"]
     rows.sort(key=lambda row: order.index(row["step"]) if row["step"] in order else len(order))
 report = {"date": started, "machine": machine(), "quick": quick == "1", "rows": rows, "steps": steps}
 with open(os.path.join(results, f"{name}.json"), "w") as file:

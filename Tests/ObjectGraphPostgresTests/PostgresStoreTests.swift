@@ -71,6 +71,10 @@ struct PostgresStoreLocationTests {
             PostgresSession.numbered("SELECT \"a?\" FROM t WHERE x = ? AND y = '?' AND z IN (?, ?)")
                 == "SELECT \"a?\" FROM t WHERE x = $1 AND y = '?' AND z IN ($2, $3)")
         #expect(PostgresSession.numbered("SELECT 1") == "SELECT 1")
+        // Non-ASCII text around placeholders and inside literals is kept as it is.
+        #expect(
+            PostgresSession.numbered("SELECT 'né?e', \"Zü?\" FROM t WHERE café = ? AND 🐈 IN (?, '?')")
+                == "SELECT 'né?e', \"Zü?\" FROM t WHERE café = $1 AND 🐈 IN ($2, '?')")
     }
 
     @Test func translatesWildcardsToLikePatterns() {

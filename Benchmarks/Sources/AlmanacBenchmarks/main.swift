@@ -8,6 +8,9 @@ import Foundation
 //       our SQLite store vs GRDB (default results/grdb[-quick].json)
 //   AlmanacBenchmarks daemon [--quick] [--filter fetch|ping|startup|drop|propagation] [--almanacd PATH] [--json PATH]
 //       almanacd over its socket (default results/daemon[-quick].json)
+//   AlmanacBenchmarks postgres [--quick] [--filter insert|fetch|daemons] [--almanacd PATH] [--json PATH]
+//       the PostgreSQL store vs PostgresNIO by hand on ALMANAC_POSTGRES_URL's server (default
+//       results/postgres[-quick].json); one skipped row when the variable is unset
 //   AlmanacBenchmarks growth [--sizes 10000,100000,1000000] [--seconds 5] [--almanacd PATH] [--json PATH]
 //       fetch and count p50/p99 and RSS at each size (scripts/growth-table.sh; default results/growth.json)
 //   AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
@@ -46,6 +49,9 @@ case "grdb":
 case "daemon":
     let rows = DaemonWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
     try finish(rows, defaultName: "daemon")
+case "postgres":
+    let rows = PostgresWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
+    try finish(rows, defaultName: "postgres")
 case "growth":
     guard let binary = arguments.value("--almanacd") ?? ProcessInfo.processInfo.environment["ALMANACD"],
         FileManager.default.isExecutableFile(atPath: binary)
@@ -60,6 +66,6 @@ case "growth":
                                                                   nan: "nan")
     try encoder.encode(lines).write(to: arguments.jsonURL ?? results.appendingPathComponent("growth.json"))
 default:
-    print("unknown mode \(mode); use core (default), grdb, daemon, growth or load")
+    print("unknown mode \(mode); use core (default), grdb, daemon, postgres, growth or load")
     exit(2)
 }

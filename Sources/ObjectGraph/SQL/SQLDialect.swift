@@ -35,4 +35,7 @@ package protocol SQLDialect: Sendable {
     func total(_ expression: String) -> String
     /// The average of a numeric expression over a subquery's rows, NULL for none, as a double.
     func average(_ expression: String) -> String
+    /// A scalar subquery: the text `item` of the rows of `source` where `condition` holds, joined with commas in
+    /// the order `order`; NULL when no row matches. (The record readers list to-many destinations this way.)
+    func orderedList(_ item: String, from source: String, where condition: String, orderBy order: String) -> String
 }

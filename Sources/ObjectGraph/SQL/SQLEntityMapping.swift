@@ -53,3 +53,39 @@ package struct ToManyMapping {
     package let relationship: RelationshipDescription
     package let link: Link
 }
+
+/// A column a save writes for an entity (after `Z_PK`, `Z_ENT`, `Z_OPT`), and where its value comes from.
+package struct SQLWrittenColumn {
+    /// What a column binds: an attribute's value, or a to-one relationship's key or destination entity number.
+    package enum Source {
+        case attribute(ColumnKind)
+        case foreignKey
+        case foreignEntity
+    }
+
+    /// The column's name.
+    package let name: String
+    /// The record key the value comes from (a relationship's name for its key and entity columns).
+    package let key: String
+    package let source: Source
+}
+
+extension SQLEntityMapping {
+    /// The columns a save writes, in order: attributes, then to-one keys, each followed by its entity column when
+    /// it has one; columns the table lacks (a schema not yet migrated) are left out.
+    package var writtenColumns: [SQLWrittenColumn] {
+        var columns: [SQLWrittenColumn] = []
+        for column in attributes where table.has(column.name) {
+            columns.append(
+                SQLWrittenColumn(name: column.name, key: column.attribute.name, source: .attribute(column.kind)))
+        }
+        for toOne in toOnes where table.has(toOne.name) {
+            columns.append(SQLWrittenColumn(name: toOne.name, key: toOne.relationship.name, source: .foreignKey))
+            if let entityColumn = toOne.entityColumn, table.has(entityColumn) {
+                columns.append(
+                    SQLWrittenColumn(name: entityColumn, key: toOne.relationship.name, source: .foreignEntity))
+            }
+        }
+        return columns
+    }
+}

@@ -49,6 +49,11 @@ struct PostgresDialect: SQLDialect {
 
     func average(_ expression: String) -> String { "AVG(\(expression))::float8" }
 
+    /// `string_agg` with its own `ORDER BY`.
+    func orderedList(_ item: String, from source: String, where condition: String, orderBy order: String) -> String {
+        "(SELECT string_agg(\(item), ',' ORDER BY \(order)) FROM \(source) WHERE \(condition))"
+    }
+
     /// A framework wildcard pattern (`*`, `?`, `\` escapes) as a `LIKE` pattern (backslash escapes).
     static func likePattern(_ pattern: String) -> String {
         var result = ""

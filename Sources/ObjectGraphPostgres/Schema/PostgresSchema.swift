@@ -16,11 +16,18 @@ enum PostgresSchema {
 
     /// The PostgreSQL type of a column declared with a Core Data (SQLite) type.
     static func type(declared: String) -> String {
+        let type = castType(declared: declared)
+        return type == "TEXT" ? "TEXT COLLATE \"C\"" : type
+    }
+
+    /// The type a bound value is cast to for a column declared with a Core Data type (``type(declared:)`` without
+    /// its collation, which a cast does not take).
+    static func castType(declared: String) -> String {
         switch declared {
         case "INTEGER": "BIGINT"
         case "FLOAT", "TIMESTAMP": "DOUBLE PRECISION"
         case "BLOB": "BYTEA"
-        default: "TEXT COLLATE \"C\""
+        default: "TEXT"
         }
     }
 

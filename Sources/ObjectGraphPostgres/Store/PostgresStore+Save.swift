@@ -158,21 +158,29 @@ extension PostgresStore {
                     start += chunk.count
                 }
             } else {
-                for index in indices {
-                    let record = records[index]
-                    try session.query(
-                        writer.updateSQL,
-                        [.integer(record.version + 1)]
-                            + (try writer.values(of: record, schema: schema))
-                            + [.integer(record.objectID.referenceKey)])
+                var start = 0
+                while start < indices.count {
+                    let chunk = indices[start..<min(indices.count, start + writer.rowsPerUpdate)]
+                    var bindings: [SQLValue] = []
+                    bindings.reserveCapacity(chunk.count * writer.parametersPerRow)
+                    for index in chunk {
+                        let record = records[index]
+                        bindings += [.integer(record.objectID.referenceKey), .integer(record.version + 1)]
+                        bindings += try writer.values(of: record, schema: schema)
+                    }
+                    try session.query(writer.updateSQL(rows: chunk.count), bindings)
+                    start += chunk.count
                 }
             }
         }
     }
 
-    /// Order columns of ordered one-to-many relationships, and the owner side's join-table rows.
+    /// Order columns of ordered one-to-many relationships (one `UPDATE` per column for up to 1,000 rows), and
+    /// the owner side's join-table rows.
     private func writeToManyRows(_ records: [StoreRecord], inserting: Bool) throws {
         guard schema.entities.values.contains(where: { !$0.toManys.isEmpty }) else { return }
+        // The position of each destination key by order column (a key listed twice keeps its last position).
+        var orders: [OrderColumn: [Int64: Int64]] = [:]
         for record in records {
             guard let mapping = schema.entities[record.objectID.entityName], !mapping.toManys.isEmpty else { continue }
             for toMany in mapping.toManys {
@@ -180,10 +188,9 @@ extension PostgresStore {
                 switch toMany.link {
                 case .foreignKey(let table, let column):
                     guard let order = column.orderColumn, table.has(order), !ids.isEmpty else { continue }
+                    let key = OrderColumn(table: table.name, column: order)
                     for (position, id) in ids.enumerated() {
-                        try session.query(
-                            "UPDATE \(quoted(table.name)) SET \(quoted(order)) = ? WHERE Z_PK = ?",
-                            [.integer(Int64(position + 1)), .integer(id.referenceKey)])
+                        orders[key, default: [:]][id.referenceKey] = Int64(position + 1)
                     }
                 case .join(let join, let isOwner):
                     guard isOwner, schema.hasTable(join.name) else { continue }
@@ -211,6 +218,26 @@ extension PostgresStore {
                 }
             }
         }
+        // In key order, so that concurrent saves lock the rows they share in the same order.
+        for key in orders.keys.sorted(by: { ($0.table, $0.column) < ($1.table, $1.column) }) {
+            let positions = orders[key]!.sorted { $0.key < $1.key }
+            var start = 0
+            while start < positions.count {
+                let chunk = positions[start..<min(positions.count, start + 1000)]
+                try session.query(
+                    "UPDATE \(quoted(key.table)) AS t SET \(quoted(key.column)) = v.position FROM (VALUES "
+                        + "(?::BIGINT, ?::BIGINT)" + String(repeating: ", (?, ?)", count: chunk.count - 1)
+                        + ") AS v(pk, position) WHERE t.Z_PK = v.pk",
+                    chunk.flatMap { [SQLValue.integer($0.key), .integer($0.value)] })
+                start += chunk.count
+            }
+        }
+    }
+
+    /// An order column (`Z_FOK_…`) of a table.
+    private struct OrderColumn: Hashable {
+        let table: String
+        let column: String
     }
 
     /// Keeps `Z_MAX` above every inserted key (migrations insert keys that were not allocated here).
@@ -259,79 +286,88 @@ final class PostgresPreparedSave: PreparedSave {
 }
 
 /// The `INSERT` and `UPDATE` of one entity's rows, with the values a record binds.
-struct PostgresRowWriter {
-    private enum Binding {
-        case attribute(ColumnKind)
-        case foreignKey
-        case foreignEntity
-    }
-
+final class PostgresRowWriter {  // a class: it keeps the row positions of the last keys it saw
     private let table: String
-    private let columns: [String]
-    private let names: [String]
-    private let bindings: [Binding]
-    let updateSQL: String
+    private let columns: [SQLWrittenColumn]
+    /// The type of each column, for the casts of an `UPDATE`'s `VALUES` list.
+    private let types: [String]
+    /// The row position of each column's value in records laid out by `keys` (-1 for none).
+    private var rowPositions: (keys: RecordKeys, positions: [Int])?
 
-    /// The parameters each inserted row binds: `Z_PK`, `Z_ENT`, `Z_OPT`, then the columns.
+    /// The parameters each inserted row binds: `Z_PK`, `Z_ENT`, `Z_OPT`, then the columns (an updated row binds
+    /// `Z_PK`, `Z_OPT`, then the columns).
     var parametersPerRow: Int { 3 + columns.count }
     /// Rows per multi-row `INSERT`, within PostgreSQL's 65,535 parameters.
     var rowsPerInsert: Int { max(1, min(1000, 65_535 / parametersPerRow)) }
+    /// Rows per `UPDATE … FROM (VALUES …)`.
+    var rowsPerUpdate: Int { rowsPerInsert }
 
     init(mapping: SQLEntityMapping) {
-        var columns: [String] = []
-        var names: [String] = []
-        var bindings: [Binding] = []
-        for column in mapping.attributes where mapping.table.has(column.name) {
-            columns.append(column.name)
-            names.append(column.attribute.name)
-            bindings.append(.attribute(column.kind))
-        }
-        for toOne in mapping.toOnes where mapping.table.has(toOne.name) {
-            columns.append(toOne.name)
-            names.append(toOne.relationship.name)
-            bindings.append(.foreignKey)
-            if let entityColumn = toOne.entityColumn, mapping.table.has(entityColumn) {
-                columns.append(entityColumn)
-                names.append(toOne.relationship.name)
-                bindings.append(.foreignEntity)
-            }
-        }
         table = quoted(mapping.table.name)
-        self.columns = columns
-        self.names = names
-        self.bindings = bindings
-        updateSQL =
-            "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \(quoted($0)) = ?" }.joined()
-            + " WHERE Z_PK = ?"
+        columns = mapping.writtenColumns
+        let declared = Dictionary(
+            mapping.table.columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        types = columns.map { PostgresSchema.castType(declared: declared[$0.name] ?? "TEXT") }
     }
 
     /// A multi-row `INSERT` of `rows` rows.
     func insertSQL(rows: Int) -> String {
         let row = "(?, ?, ?" + String(repeating: ", ?", count: columns.count) + ")"
-        return "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + quoted($0) }.joined() + ") VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ")
+        return "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + quoted($0.name) }.joined()
+            + ") VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
-    /// The column values of a record, in column order.
+    /// An `UPDATE` of `rows` rows from a `VALUES` list of `(Z_PK, new Z_OPT, columns…)`; the first row's casts
+    /// type every column (a column of NULLs alone would be text).
+    func updateSQL(rows: Int) -> String {
+        let first = "(?::BIGINT, ?::BIGINT" + types.map { ", ?::\($0)" }.joined() + ")"
+        let row = "(?, ?" + String(repeating: ", ?", count: columns.count) + ")"
+        let names = columns.indices.map { "c\($0)" }
+        return "UPDATE \(table) AS t SET Z_OPT = v.opt"
+            + zip(columns, names).map { ", \(quoted($0.name)) = v.\($1)" }.joined()
+            + " FROM (VALUES " + ([first] + Array(repeating: row, count: rows - 1)).joined(separator: ", ")
+            + ") AS v(pk, opt" + names.map { ", " + $0 }.joined() + ") WHERE t.Z_PK = v.pk"
+    }
+
+    /// The column values of a record, in column order: by position from a record laid out by keys (what a
+    /// context saves), else by name.
     func values(of record: StoreRecord, schema: SQLSchema) throws -> [SQLValue] {
-        try bindings.indices.map { index in
-            guard let value = record[names[index]] else { return .null }
-            switch bindings[index] {
-            case .attribute(let kind):
-                let stored = try SQLValueCoding.sqlValue(value, kind: kind)
-                // Decimals are text here (SQLite keeps long ones as the blob of their text).
-                if kind == .decimal, case .blob(let data) = stored {
-                    return .text(String(decoding: data, as: UTF8.self))
-                }
-                return stored
-            case .foreignKey:
-                return (value as? ManagedObjectID).map { .integer($0.referenceKey) } ?? .null
-            case .foreignEntity:
-                guard let id = value as? ManagedObjectID, let mapping = schema.entities[id.entityName] else {
-                    return .null
-                }
-                return .integer(mapping.number)
+        if let (keys, row) = record.row {
+            let positions = positions(for: keys)
+            return try columns.indices.map { index in
+                let position = positions[index]
+                return try value(position >= 0 ? row[position] : nil, of: columns[index], schema: schema)
             }
+        }
+        return try columns.map { try value(record[$0.key], of: $0, schema: schema) }
+    }
+
+    /// The row position of each column's value in records laid out by `keys`.
+    private func positions(for keys: RecordKeys) -> [Int] {
+        if let cached = rowPositions, cached.keys === keys { return cached.positions }
+        let positions = columns.map { keys.position(of: $0.key) ?? -1 }
+        rowPositions = (keys, positions)
+        return positions
+    }
+
+    /// One column's value (NULL for `nil`).
+    private func value(_ value: (any Sendable)?, of column: SQLWrittenColumn, schema: SQLSchema) throws -> SQLValue {
+        guard let value else { return .null }
+        switch column.source {
+        case .attribute(let kind):
+            let stored = try SQLValueCoding.sqlValue(value, kind: kind)
+            // Decimals are text here (SQLite keeps long ones as the blob of their text).
+            if kind == .decimal, case .blob(let data) = stored {
+                return .text(String(decoding: data, as: UTF8.self))
+            }
+            return stored
+        case .foreignKey:
+            return (value as? ManagedObjectID).map { .integer($0.referenceKey) } ?? .null
+        case .foreignEntity:
+            guard let id = value as? ManagedObjectID, let mapping = schema.entities[id.entityName] else {
+                return .null
+            }
+            return .integer(mapping.number)
         }
     }
 }

@@ -51,4 +51,9 @@ struct SQLiteDialect: SQLDialect {
     func total(_ expression: String) -> String { "TOTAL(\(expression))" }
 
     func average(_ expression: String) -> String { "AVG(\(expression))" }
+
+    /// `group_concat` over an ordered subquery (SQLite keeps the subquery's order).
+    func orderedList(_ item: String, from source: String, where condition: String, orderBy order: String) -> String {
+        "(SELECT group_concat(x, ',') FROM (SELECT \(item) AS x FROM \(source) WHERE \(condition) ORDER BY \(order)))"
+    }
 }

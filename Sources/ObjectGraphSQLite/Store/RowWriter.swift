@@ -4,11 +4,7 @@ import ObjectGraph
 /// The `INSERT` and `UPDATE` of one entity's rows, with the record values they bind.
 final class RowWriter {  // a class: the save loop holds it per row without copying its tables
     /// What a source binds: an attribute's value, or a to-one relationship's key or entity number.
-    private enum Binding {
-        case attribute(ColumnKind)
-        case foreignKey
-        case foreignEntity
-    }
+    private typealias Binding = SQLWrittenColumn.Source
 
     let insertSQL: String
     let updateSQL: String
@@ -39,24 +35,10 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
 
     /// A writer of the entity's rows; `parameterLimit` is the connection's `SQLITE_LIMIT_VARIABLE_NUMBER`.
     init(mapping: SQLEntityMapping, schema: SQLSchema, parameterLimit: Int) {
-        var columns: [String] = []
-        var names: [String] = []
-        var bindings: [Binding] = []
-        for column in mapping.attributes where mapping.table.has(column.name) {
-            columns.append(column.name)
-            names.append(column.attribute.name)
-            bindings.append(.attribute(column.kind))
-        }
-        for toOne in mapping.toOnes where mapping.table.has(toOne.name) {
-            columns.append(toOne.name)
-            names.append(toOne.relationship.name)
-            bindings.append(.foreignKey)
-            if let entityColumn = toOne.entityColumn, mapping.table.has(entityColumn) {
-                columns.append(entityColumn)
-                names.append(toOne.relationship.name)
-                bindings.append(.foreignEntity)
-            }
-        }
+        let written = mapping.writtenColumns
+        let columns = written.map(\.name)
+        let names = written.map(\.key)
+        let bindings = written.map(\.source)
         let table = quoted(mapping.table.name)
         let insertPrefix = "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT" + columns.map { ", " + quoted($0) }.joined()
             + ") VALUES "

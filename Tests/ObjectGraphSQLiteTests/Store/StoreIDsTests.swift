@@ -25,7 +25,7 @@ struct StoreIDsTests {
                                                                         referenceKey: 4))
     }
 
-    /// The to-many lists the record reader's subqueries write, `key:entity,…`, read from their bytes.
+    /// The to-many lists the SQL stores' record readers' subqueries write, `key:entity,…`, read from their bytes.
     @Test func toManyListsAreReadItemByItemSkippingWhatDoesNotParse() {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Room"), EntityDescription(name: "Track")])
         let schema = SQLSchema(model: model, configurationName: nil, numbers: ["Room": 2, "Track": 3])
@@ -34,7 +34,7 @@ struct StoreIDsTests {
             ManagedObjectID(entityName: entity, storeIdentifier: "S", referenceKey: key)
         }
         func parse(_ text: String) -> [ManagedObjectID] {
-            Array(text.utf8).withUnsafeBufferPointer { RecordReader.parseList($0, destination: "Room", ids: ids) }
+            Array(text.utf8).withUnsafeBufferPointer { SQLRecordLayout.parseList($0, destination: "Room", ids: ids) }
         }
         #expect(parse("12:2,7:3,40:2") == [id("Room", 12), id("Track", 7), id("Room", 40)])
         // An unknown or missing entity number gives the destination; an item whose key does not parse is skipped,
