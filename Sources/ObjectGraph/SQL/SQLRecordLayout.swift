@@ -231,8 +231,8 @@ package struct SQLRecordLayout {
         func endItem() {
             endField()
             if let key = fields.key {
-                result.append(Self.destination(key: key, entityNumber: fields.number, destination: destination,
-                                               ids: ids))
+                let number = fields.number
+                result.append(Self.destination(key: key, entityNumber: number, destination: destination, ids: ids))
             }
             fields = (nil, nil)
             fieldIndex = 0

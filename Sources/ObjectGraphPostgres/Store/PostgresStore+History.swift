@@ -66,15 +66,7 @@ extension PostgresStore {
             start = chunk.endIndex
             var bindings: [SQLValue] = []
             bindings.reserveCapacity(chunk.count * 7)
-            for change in chunk {
-                let id = change.changedObjectID
-                bindings += [
-                    .integer(number), .integer(Int64(change.changeType.rawValue)), .text(id.entityName),
-                    .integer(id.referenceKey),
-                    change.updatedProperties.map { .text($0.sorted().joined(separator: ",")) } ?? .null,
-                    change.tombstone.map { .text(PersistentHistoryValueCoding.encode($0)) } ?? .null,
-                ]
-            }
+            for change in chunk { bindings += [.integer(number)] + SQLHistoryReading.values(of: change) }
             let row = "(?, ?, ?, ?, ?, ?)"
             try session.query(
                 "INSERT INTO \(PostgresHistorySchema.changes) (ZTRANSACTIONID, ZCHANGETYPE, ZENTITYNAME, ZENTITYPK, "
@@ -90,71 +82,23 @@ extension PostgresStore {
             let deletedThrough = try readDeletedThrough()
             if after < deletedThrough { throw historyTokenExpired(after: after, deletedThrough: deletedThrough) }
         }
-        var conditions: [String] = []
-        var arguments: [SQLValue] = []
-        if let after = query.afterTransactionNumber {
-            conditions.append("Z_PK > ?")
-            arguments.append(.integer(after))
-        }
-        if let date = query.afterDate {
-            conditions.append("ZTIMESTAMP > ?")
-            arguments.append(.real(date.timeIntervalSinceReferenceDate))
-        }
-        var selection = "SELECT Z_PK FROM \(PostgresHistorySchema.transactions)"
-        if !conditions.isEmpty { selection += " WHERE " + conditions.joined(separator: " AND ") }
-        if query.limit > 0 {
-            selection += " ORDER BY Z_PK LIMIT ?"
-            arguments.append(.integer(Int64(query.limit)))
-        }
-        let rows = try session.query(
-            "SELECT t.Z_PK, t.ZTIMESTAMP, t.ZAUTHOR, t.ZCONTEXTNAME, c.Z_PK, c.ZCHANGETYPE, c.ZENTITYNAME, c.ZENTITYPK, "
-                + "c.ZCOLUMNS, c.ZTOMBSTONE FROM \(PostgresHistorySchema.transactions) t LEFT JOIN "
-                + "\(PostgresHistorySchema.changes) c ON c.ZTRANSACTIONID = t.Z_PK WHERE t.Z_PK IN (\(selection)) "
-                + "ORDER BY t.Z_PK, c.Z_PK", arguments)
-        var transactions: [PersistentHistoryTransaction] = []
-        var current: (number: Int64, timestamp: Double, author: String?, contextName: String?)?
-        var changes: [PersistentHistoryChange] = []
-        // Object IDs are made from one prototype per entity: the names are looked up once.
-        var prototypes: [String: ManagedObjectID] = [:]
-        func close() {
-            guard let current else { return }
-            transactions.append(
-                PersistentHistoryTransaction(
-                    transactionNumber: current.number,
-                    timestamp: Date(timeIntervalSinceReferenceDate: current.timestamp),
-                    author: current.author, contextName: current.contextName, storeID: identifier, changes: changes))
-            changes.removeAll(keepingCapacity: true)
+        let (sql, arguments) = SQLHistoryReading.statement(
+            for: query, transactions: PostgresHistorySchema.transactions, changes: PostgresHistorySchema.changes)
+        let rows = try session.query(sql, arguments)
+        var assembler = SQLHistoryReading.Assembler(storeID: identifier) { [unowned self] entityName, key in
+            objectID(forEntityName: entityName, referenceKey: key)
         }
         for row in rows {
             let cells = PostgresRandomAccessRow(row)
-            let number = try cells[0].decode(Int64.self)
-            if current?.number != number {
-                close()
-                current = (
-                    number, try cells[1].decode(Double.self), try cells[2].decode(String?.self),
-                    try cells[3].decode(String?.self)
-                )
-            }
-            guard let changeID = try cells[4].decode(Int64?.self), let entityName = try cells[6].decode(String?.self),
-                let type = PersistentHistoryChangeType(rawValue: Int(try cells[5].decode(Int64.self)))
-            else { continue }
-            let key = try cells[7].decode(Int64.self)
-            let objectID: ManagedObjectID
-            if let prototype = prototypes[entityName] {
-                objectID = prototype.withReferenceKey(key)
-            } else {
-                objectID = self.objectID(forEntityName: entityName, referenceKey: key)
-                prototypes[entityName] = objectID
-            }
-            let columns = try cells[8].decode(String?.self).map { Set($0.split(separator: ",").map(String.init)) }
-            let tombstone = try cells[9].decode(String?.self).flatMap(PersistentHistoryValueCoding.decode)
-            changes.append(
-                PersistentHistoryChange(
-                    changeID: changeID, changeType: type, changedObjectID: objectID, updatedProperties: columns,
-                    tombstone: tombstone))
+            assembler.add(
+                SQLHistoryReading.Row(
+                    transactionNumber: try cells[0].decode(Int64.self), timestamp: try cells[1].decode(Double.self),
+                    author: try cells[2].decode(String?.self), contextName: try cells[3].decode(String?.self),
+                    changeNumber: try cells[4].decode(Int64?.self), changeType: try cells[5].decode(Int64?.self) ?? -1,
+                    entityName: try cells[6].decode(String?.self), entityKey: try cells[7].decode(Int64?.self) ?? 0,
+                    columns: try cells[8].decode(String?.self), tombstone: try cells[9].decode(String?.self)))
         }
-        close()
-        return transactions
+        return assembler.finish()
     }
 
     /// Deletes transactions and their changes in a transaction of its own; returns how many transactions.
@@ -166,18 +110,7 @@ extension PostgresStore {
                 context: ErrorContext(storeURL: url))
         }
         guard try hasHistoryTables() else { return 0 }
-        let condition: String
-        var arguments: [SQLValue] = []
-        switch cutoff {
-        case .throughTransactionNumber(let number):
-            condition = "Z_PK <= ?"
-            arguments = [.integer(number)]
-        case .before(let date):
-            condition = "ZTIMESTAMP < ?"
-            arguments = [.real(date.timeIntervalSinceReferenceDate)]
-        case .all:
-            condition = "TRUE"
-        }
+        let (condition, arguments) = SQLHistoryReading.condition(for: cutoff, true: "TRUE")
         return try session.inTransaction {
             // Concurrent deletions of one schema's history run one after the other.
             try session.query(

@@ -56,12 +56,7 @@ extension SQLiteStore {
             "INSERT INTO \(SQLiteHistorySchema.changes) (ZTRANSACTIONID, ZCHANGETYPE, ZENTITYNAME, ZENTITYPK, ZCOLUMNS, "
                 + "ZTOMBSTONE) VALUES (?, ?, ?, ?, ?, ?)")
         for change in recording.historyChanges(of: changes, firstChangeID: 0) {
-            let id = change.changedObjectID
-            try insert.bind([
-                .integer(number), .integer(Int64(change.changeType.rawValue)), .text(id.entityName),
-                .integer(id.referenceKey), change.updatedProperties.map { .text($0.sorted().joined(separator: ",")) },
-                change.tombstone.map { .text(PersistentHistoryValueCoding.encode($0)) },
-            ])
+            try insert.bind(([.integer(number)] + SQLHistoryReading.values(of: change)).map { $0 })
             try insert.run()
         }
     }
@@ -73,70 +68,25 @@ extension SQLiteStore {
             let deletedThrough = try readDeletedThrough()
             if after < deletedThrough { throw historyTokenExpired(after: after, deletedThrough: deletedThrough) }
         }
-        var conditions: [String] = []
-        var arguments: [SQLValue?] = []
-        if let after = query.afterTransactionNumber {
-            conditions.append("Z_PK > ?")
-            arguments.append(.integer(after))
-        }
-        if let date = query.afterDate {
-            conditions.append("ZTIMESTAMP > ?")
-            arguments.append(.real(date.timeIntervalSinceReferenceDate))
-        }
-        var selection = "SELECT Z_PK FROM \(SQLiteHistorySchema.transactions)"
-        if !conditions.isEmpty { selection += " WHERE " + conditions.joined(separator: " AND ") }
-        if query.limit > 0 {
-            selection += " ORDER BY Z_PK LIMIT ?"
-            arguments.append(.integer(Int64(query.limit)))
-        }
-        let statement = try openConnection().prepare(
-            "SELECT t.Z_PK, t.ZTIMESTAMP, t.ZAUTHOR, t.ZCONTEXTNAME, c.Z_PK, c.ZCHANGETYPE, c.ZENTITYNAME, c.ZENTITYPK, "
-                + "c.ZCOLUMNS, c.ZTOMBSTONE FROM \(SQLiteHistorySchema.transactions) t LEFT JOIN "
-                + "\(SQLiteHistorySchema.changes) c ON c.ZTRANSACTIONID = t.Z_PK WHERE t.Z_PK IN (\(selection)) "
-                + "ORDER BY t.Z_PK, c.Z_PK")
-        try statement.bind(arguments)
+        let (sql, arguments) = SQLHistoryReading.statement(
+            for: query, transactions: SQLiteHistorySchema.transactions, changes: SQLiteHistorySchema.changes)
+        let statement = try openConnection().prepare(sql)
+        try statement.bind(arguments.map { $0 })
         defer { statement.reset() }
-        var transactions: [PersistentHistoryTransaction] = []
-        var current: (number: Int64, timestamp: Double, author: String?, contextName: String?)?
-        var changes: [PersistentHistoryChange] = []
-        // Object IDs are made from one prototype per entity: the names are looked up once.
-        var prototypes: [String: ManagedObjectID] = [:]
-        func close() {
-            guard let current else { return }
-            transactions.append(
-                PersistentHistoryTransaction(
-                    transactionNumber: current.number,
-                    timestamp: Date(timeIntervalSinceReferenceDate: current.timestamp),
-                    author: current.author, contextName: current.contextName, storeID: identifier, changes: changes))
-            changes.removeAll(keepingCapacity: true)
+        var assembler = SQLHistoryReading.Assembler(storeID: identifier) { [unowned self] entityName, key in
+            objectID(forEntityName: entityName, referenceKey: key)
         }
         while try statement.step() == .row {
-            let number = statement.int64(at: 0)
-            if current?.number != number {
-                close()
-                current = (number, statement.double(at: 1), statement.string(at: 2), statement.string(at: 3))
-            }
-            guard !statement.isNull(at: 4), let entityName = statement.string(at: 6),
-                let type = PersistentHistoryChangeType(rawValue: Int(statement.int64(at: 5)))
-            else { continue }
-            let key = statement.int64(at: 7)
-            let objectID: ManagedObjectID
-            if let prototype = prototypes[entityName] {
-                objectID = prototype.withReferenceKey(key)
-            } else {
-                objectID = self.objectID(forEntityName: entityName, referenceKey: key)
-                prototypes[entityName] = objectID
-            }
-            let columns = statement.string(at: 8).map { Set($0.split(separator: ",").map(String.init)) }
-            let tombstone = statement.string(at: 9).flatMap(PersistentHistoryValueCoding.decode)
-            changes.append(
-                PersistentHistoryChange(
-                    changeID: statement.int64(at: 4), changeType: type,
-                    changedObjectID: objectID, updatedProperties: columns,
-                    tombstone: tombstone))
+            assembler.add(
+                SQLHistoryReading.Row(
+                    transactionNumber: statement.int64(at: 0), timestamp: statement.double(at: 1),
+                    author: statement.string(at: 2), contextName: statement.string(at: 3),
+                    changeNumber: statement.isNull(at: 4) ? nil : statement.int64(at: 4),
+                    changeType: statement.int64(at: 5), entityName: statement.string(at: 6),
+                    entityKey: statement.int64(at: 7), columns: statement.string(at: 8),
+                    tombstone: statement.string(at: 9)))
         }
-        close()
-        return transactions
+        return assembler.finish()
     }
 
     /// Deletes transactions and their changes in a transaction of its own; returns how many transactions.
@@ -149,18 +99,8 @@ extension SQLiteStore {
         }
         guard try hasHistoryTables() else { return 0 }
         let connection = try openConnection()
-        let condition: String
-        var arguments: [SQLValue?] = []
-        switch cutoff {
-        case .throughTransactionNumber(let number):
-            condition = "Z_PK <= ?"
-            arguments = [.integer(number)]
-        case .before(let date):
-            condition = "ZTIMESTAMP < ?"
-            arguments = [.real(date.timeIntervalSinceReferenceDate)]
-        case .all:
-            condition = "1"
-        }
+        let (condition, cutoffArguments) = SQLHistoryReading.condition(for: cutoff, true: "1")
+        let arguments: [SQLValue?] = cutoffArguments.map { $0 }
         return try connection.inTransaction {
             let last = try connection.prepare(
                 "SELECT COUNT(*), MAX(Z_PK) FROM \(SQLiteHistorySchema.transactions) WHERE \(condition)")
