@@ -45,7 +45,12 @@ public final class EventHub: Sendable {
     /// `QueryEngine/writerName`, were published by ``publishSaves(of:)``). Fetch subscriptions merge the event and
     /// send `resultsChanged`. The task ends when cancelled or when the store is removed.
     ///
-    /// - Parameter skipping: the context name of the transactions not to publish.
+    /// - Parameters:
+    ///   - store: the store whose announcements are followed.
+    ///   - coordinator: the coordinator the store is attached to, whose history is read.
+    ///   - storeThreads: the threads that run the history reads (store work stays off the cooperative pool).
+    ///   - skipping: the context name of the transactions not to publish.
+    /// - Returns: the publishing task, or `nil` for a store that cannot announce.
     public func publishRemoteChanges(
         of store: PersistentStore, coordinator: PersistentStoreCoordinator, storeThreads: StoreThreadPool,
         skipping: String?
