@@ -4,6 +4,11 @@ import Foundation
 /// (`ZOGHISTORYTRANSACTION` and `ZOGHISTORYCHANGE`), so the query reading them, the values a change is written
 /// with and the grouping of the rows read into transactions are written once, here.
 package enum SQLHistoryReading {
+    /// The tables' names, the same in every SQL store.
+    package static let transactionsTable = "ZOGHISTORYTRANSACTION"
+    package static let changesTable = "ZOGHISTORYCHANGE"
+    package static let stateTable = "ZOGHISTORYSTATE"
+
     /// The statement reading the transactions a query selects with their changes, one row per change (a
     /// transaction without changes gives one row with a NULL change), ordered by transaction and change; and its
     /// arguments, in order. The columns: transaction number, timestamp, author, context name, change number,

@@ -11,9 +11,9 @@ import PostgresNIO
 /// and a reader that read up to a number never later sees a smaller one appear, which a sequence would not ensure
 /// with concurrent writers.
 enum PostgresHistorySchema {
-    static let transactions = "ZOGHISTORYTRANSACTION"
-    static let changes = "ZOGHISTORYCHANGE"
-    static let state = "ZOGHISTORYSTATE"
+    static let transactions = SQLHistoryReading.transactionsTable
+    static let changes = SQLHistoryReading.changesTable
+    static let state = SQLHistoryReading.stateTable
 
     static let creationStatements = [
         "CREATE TABLE IF NOT EXISTS \(transactions) (Z_PK BIGINT PRIMARY KEY, ZTIMESTAMP DOUBLE PRECISION NOT NULL, "

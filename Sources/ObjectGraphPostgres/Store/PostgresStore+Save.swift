@@ -140,37 +140,27 @@ extension PostgresStore {
                         storeURL: url))
             }
             let writer = PostgresRowWriter(mapping: mapping)
-            if inserting {
-                var start = 0
-                while start < indices.count {
-                    let chunk = indices[start..<min(indices.count, start + writer.rowsPerInsert)]
-                    var bindings: [SQLValue] = []
-                    bindings.reserveCapacity(chunk.count * writer.parametersPerRow)
-                    for index in chunk {
-                        let record = records[index]
-                        bindings += [
-                            .integer(record.objectID.referenceKey), .integer(mapping.number),
-                            .integer(record.version),
-                        ]
-                        bindings += try writer.values(of: record, schema: schema)
+            // Inserts carry the key, entity number and version; updates the key and the next version. Both are
+            // written in chunks of as many rows as the statement's parameter limit allows.
+            let rowsPerStatement = inserting ? writer.rowsPerInsert : writer.rowsPerUpdate
+            var start = 0
+            while start < indices.count {
+                let chunk = indices[start..<min(indices.count, start + rowsPerStatement)]
+                var bindings: [SQLValue] = []
+                bindings.reserveCapacity(chunk.count * writer.parametersPerRow)
+                for index in chunk {
+                    let record = records[index]
+                    let key = SQLValue.integer(record.objectID.referenceKey)
+                    if inserting {
+                        bindings += [key, .integer(mapping.number), .integer(record.version)]
+                    } else {
+                        bindings += [key, .integer(record.version + 1)]
                     }
-                    try session.query(writer.insertSQL(rows: chunk.count), bindings)
-                    start += chunk.count
+                    bindings += try writer.values(of: record, schema: schema)
                 }
-            } else {
-                var start = 0
-                while start < indices.count {
-                    let chunk = indices[start..<min(indices.count, start + writer.rowsPerUpdate)]
-                    var bindings: [SQLValue] = []
-                    bindings.reserveCapacity(chunk.count * writer.parametersPerRow)
-                    for index in chunk {
-                        let record = records[index]
-                        bindings += [.integer(record.objectID.referenceKey), .integer(record.version + 1)]
-                        bindings += try writer.values(of: record, schema: schema)
-                    }
-                    try session.query(writer.updateSQL(rows: chunk.count), bindings)
-                    start += chunk.count
-                }
+                let sql = inserting ? writer.insertSQL(rows: chunk.count) : writer.updateSQL(rows: chunk.count)
+                try session.query(sql, bindings)
+                start += chunk.count
             }
         }
     }

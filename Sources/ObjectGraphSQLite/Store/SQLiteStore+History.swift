@@ -5,9 +5,9 @@ import ObjectGraph
 /// deleted transaction. Written in the save's own transaction, so a save and its history commit or roll back
 /// together. (Core Data's own history tables, `ATRANSACTION` and `ACHANGE`, are neither read nor written.)
 enum SQLiteHistorySchema {
-    static let transactions = "ZOGHISTORYTRANSACTION"
-    static let changes = "ZOGHISTORYCHANGE"
-    static let state = "ZOGHISTORYSTATE"
+    static let transactions = SQLHistoryReading.transactionsTable
+    static let changes = SQLHistoryReading.changesTable
+    static let state = SQLHistoryReading.stateTable
 
     static let creationStatements = [
         "CREATE TABLE IF NOT EXISTS \(transactions) (Z_PK INTEGER PRIMARY KEY AUTOINCREMENT, ZTIMESTAMP REAL NOT NULL, "
