@@ -12,6 +12,18 @@ struct FetchQuery {
     var sortColumns: [(index: Int32, kind: ColumnKind)]
     /// How to read records; `nil` when the query selects only keys.
     var reader: RecordReader?
+    /// Whether the last binding is the `LIMIT`: a cached query serves every limit (``FetchQueryKey`` keeps only
+    /// whether there is one), so a merged fetch at many offsets, which asks each store for `offset + limit`
+    /// objects, compiles once.
+    var bindsLimit = false
+
+    /// The query with its `LIMIT` bound to `limit` (when it has one).
+    func limited(to limit: Int) -> FetchQuery {
+        guard bindsLimit, !bindings.isEmpty else { return self }
+        var query = self
+        query.bindings[query.bindings.count - 1] = .integer(Int64(limit))
+        return query
+    }
 
     /// The whole `SELECT`. Values are read when `includesValues` or when memory must finish the job.
     static func make(_ request: StoreFetchRequest, schema: SQLSchema, storeIdentifier: String) -> FetchQuery? {
@@ -55,12 +67,14 @@ struct FetchQuery {
             bindings += conditions.bindings
         }
         sql += " ORDER BY " + ((sortComplete ? orderBy : []) + ["\(scope.alias).Z_PK"]).joined(separator: ", ")
-        if !inMemory, request.limit > 0 {
+        let bindsLimit = !inMemory && request.limit > 0
+        if bindsLimit {
             sql += " LIMIT ?"
             bindings.append(.integer(Int64(request.limit)))
         }
         return FetchQuery(sql: sql, bindings: bindings, isPredicateComplete: core.isPredicateComplete,
-                          isSortComplete: sortComplete, sortColumns: sortColumns, reader: reader)
+                          isSortComplete: sortComplete, sortColumns: sortColumns, reader: reader,
+                          bindsLimit: bindsLimit)
     }
 
 }
@@ -71,7 +85,8 @@ struct FetchQueryKey: Hashable {
     let entityNames: Set<String>
     let predicate: ObjectPredicate?
     let sortKeys: [SortKey]
-    let limit: Int
+    /// Whether the request has a limit, not its value (the query binds it).
+    let isLimited: Bool
     let propertiesToFetch: [String]?
     let includesValues: Bool
 
@@ -80,7 +95,7 @@ struct FetchQueryKey: Hashable {
         entityNames = request.entityNames
         predicate = request.predicate
         sortKeys = request.sortKeys
-        limit = request.limit
+        isLimited = request.limit > 0
         propertiesToFetch = request.propertiesToFetch
         includesValues = request.includesValues
     }

@@ -48,10 +48,11 @@ extension SQLiteStore {
         return made
     }
 
-    /// The compiled query of a request, cached by the request's shape and constants (at most 128 of them).
+    /// The compiled query of a request, cached by the request's shape and constants (at most 128 of them), its
+    /// `LIMIT` bound to the request's.
     private func fetchQuery(for request: StoreFetchRequest) -> FetchQuery? {
         let key = FetchQueryKey(request)
-        if let cached = fetchQueries[key] { return cached }
+        if let cached = fetchQueries[key] { return cached.limited(to: request.limit) }
         guard let query = FetchQuery.make(request, schema: schema, storeIdentifier: identifier) else { return nil }
         if fetchQueries.count >= 128 { fetchQueries.removeAll(keepingCapacity: true) }
         fetchQueries[key] = query

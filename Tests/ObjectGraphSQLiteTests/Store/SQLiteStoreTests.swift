@@ -173,6 +173,28 @@ struct SQLiteStoreTests {
         #expect(read.value(forKey: "list") as? [String] == ["a", "b"])
         #expect(read.value(forKey: "text") as? String == "e\u{301}a\0b")
     }
+
+    /// A compiled query serves every limit of its shape (the limit is a bound parameter): a fetch with another limit
+    /// or offset after it returns its own page, not the first fetch's.
+    @Test func fetchesOfOneShapeWithDifferentLimitsEachGetTheirOwnPage() throws {
+        let fixture = Fixture(.sqlite)
+        try fixture.addStore()
+        let writer = fixture.context()
+        for index in 0..<30 {
+            writer.makeSession(String(format: "g%02d", index), start: Date(timeIntervalSinceReferenceDate: Double(index)))
+        }
+        try writer.save()
+        let context = fixture.context()
+        for (offset, limit) in [(0, 10), (0, 3), (5, 10), (28, 10), (0, 0), (12, 1)] {
+            let request = FetchRequest(entityName: "Session")
+            request.sortKeys = [SortKey("start")]
+            request.fetchOffset = offset
+            request.fetchLimit = limit
+            let guids = try context.fetch(request).map { $0.value(forKey: "guid") as? String }
+            let end = limit == 0 ? 30 : min(30, offset + limit)
+            #expect(guids == (offset..<end).map { String(format: "g%02d", $0) }, "offset \(offset), limit \(limit)")
+        }
+    }
 }
 
 
