@@ -10,15 +10,27 @@ import ObjectGraph
 /// whose predicate calls `now()` are never kept, nor are replies of more than ``maxObjects`` objects. At most
 /// ``limit`` replies are kept; when full, the least recently used quarter goes.
 final class ReplyCache: Sendable {
-    /// A request without its `id`.
+    /// A request without its `id`. Its hash is computed once: a kept reply is looked up twice per request (is one
+    /// kept, then is it current), and hashing the fields was most of a cache hit's own cost.
     struct Key: Hashable, Sendable {
         let op: String
         let fields: JSONObject
+        private let hash: Int
 
         init(op: String, fields: JSONObject) {
             self.op = op
             self.fields = fields
+            var hasher = Hasher()
+            hasher.combine(op)
+            hasher.combine(fields)
+            hash = hasher.finalize()
         }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.op == rhs.op && lhs.fields == rhs.fields
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
         /// The key of a request: its operation and fields, without its `id`.
         init(_ request: WireRequest) {
