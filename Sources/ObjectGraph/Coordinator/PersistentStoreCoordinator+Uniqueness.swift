@@ -74,8 +74,9 @@ extension PersistentStoreCoordinator {
         guard !order.isEmpty else { return [] }
 
         // The saved objects with the same values. A store that keeps sorted orders holds its records in memory and
-        // hands them over whole: one pass over them. Other stores are asked by the first attribute, in chunks, the rest compared
-        // here; the sort keys bring every constrained value back with each ID.
+        // hands them over whole: one pass over them. Other stores are asked, in chunks, for the objects whose every
+        // constrained attribute has one of the chunk's values; the exact combinations are compared here, the sort
+        // keys bringing every constrained value back with each ID.
         var saved: [[AnyHashable]: ManagedObjectID] = [:]
         func note(_ id: ManagedObjectID, _ values: [(any Sendable)?]) {
             guard !replaced.contains(id), let key = Self.constraintKey(values), groups[key] != nil,
@@ -95,9 +96,15 @@ extension PersistentStoreCoordinator {
             while start < order.count {
                 let chunk = order[start..<min(start + Self.uniquenessQueryChunk, order.count)]
                 start += chunk.count
-                let firsts = Array(Set(chunk.map { $0[0] })).map(\.base)
-                let request = StoreFetchRequest(entity: entity, entityNames: heldNames,
-                                                predicate: try ObjectPredicate(format: "%K IN %@", constraint[0], firsts),
+                // Every constrained attribute narrows the query (the store's index on the constraint serves them
+                // all): by the first one alone, a constraint whose first value is shared by many saved objects
+                // (a conference's favourites) read all of them for each save.
+                let parts = try constraint.indices.map { position in
+                    try ObjectPredicate(format: "%K IN %@", constraint[position],
+                                        Array(Set(chunk.map { $0[position] })).map(\.base))
+                }
+                let predicate = parts.count == 1 ? parts[0] : ObjectPredicate.and(parts)
+                let request = StoreFetchRequest(entity: entity, entityNames: heldNames, predicate: predicate,
                                                 sortKeys: sortKeys, limit: 0, includesValues: false)
                 for result in try store.serializingReads({ try store.fetch(request) }) {
                     note(result.objectID, result.sortValues)
