@@ -21,17 +21,20 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     /// The sort values of each record, prepared for comparing (`width` per record), for merging with other stores.
     let prepared: [SortValue]
     let width: Int
+    /// The order's sort keys (`width` of them).
+    let sortKeys: [SortKey]
     var lastUse: Int
     /// Columns of the attributes predicates read, in this order's positions.
     let columns: RowColumns
 
     init(stamps: [Stamp], views: [RecordView], entities: [EntityDescription], storeIndices: [Int32],
-         prepared: [SortValue], width: Int, lastUse: Int) {
+         prepared: [SortValue], sortKeys: [SortKey], lastUse: Int) {
         self.stamps = stamps
         self.views = views
         self.storeIndices = storeIndices
         self.prepared = prepared
-        self.width = width
+        self.width = sortKeys.count
+        self.sortKeys = sortKeys
         self.lastUse = lastUse
         self.columns = RowColumns(views: views, entities: entities)
     }
@@ -78,7 +81,7 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
             for entity in order.entities where !entities.contains(where: { $0 === entity }) { entities.append(entity) }
         }
         return MergedOrder(stamps: stamps, views: views, entities: entities, storeIndices: storeIndices,
-                           prepared: prepared, width: width, lastUse: use)
+                           prepared: prepared, sortKeys: sortKeys, lastUse: use)
     }
 
     /// Walks the order, skipping records the predicate rejects, until `limit` matched (0: no limit).
@@ -94,7 +97,10 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         /// - Parameter objectIDColumn: as ``SortedOrderStore/makeCursor(_:key:objectIDColumn:)``.
         init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int, objectIDColumn: Bool = false) throws {
             self.order = order
-            self.scan = try PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0)
+            let range = OrderRange.positions(
+                matching: predicate, keys: order.sortKeys, prepared: order.prepared, width: order.width,
+                count: order.views.count, columns: order.columns)
+            self.scan = try PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0, range: range)
             self.limit = limit
             self.rows = OrderRows(views: order.views,
                                               objectIDs: objectIDColumn && limit == 0 ? order.columns.objectIDs() : nil)
@@ -106,7 +112,8 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
             var passed = 0
             let allowed = limit == 0 ? count : min(count, limit - matched)
             if scan.predicate == nil {
-                passed = max(0, min(allowed, order.views.count - position))
+                position = max(position, scan.range.lowerBound)
+                passed = max(0, min(allowed, scan.range.upperBound - position))
                 position += passed
             } else {
                 while passed < allowed, try scan.nextMatch(in: order.views, after: &position) != nil {

@@ -10,21 +10,34 @@ struct PredicateScan {
     private var makeRows: (() throws -> RowTest?)?
     private var tested = 0
     static let columnThreshold = 4096
+    /// Ranges of fewer records are tested without a row test.
+    static let rowTestMinimum = 32
+    /// The positions that can match (``OrderRange``): a walk starts at the first and stops after the last.
+    let range: Range<Int>
 
-    init(_ predicate: ObjectPredicate?, columns: RowColumns, wholeScan: Bool) throws {
+    /// - Parameter range: the positions of the order that can match (the whole order when nil).
+    init(_ predicate: ObjectPredicate?, columns: RowColumns, wholeScan: Bool, range: Range<Int>? = nil) throws {
+        self.range = range ?? 0..<columns.orderViews.count
         self.predicate = try predicate?.compiled()
-        guard let predicate else { return }
-        rows = try columns.rowTest(for: predicate, makingColumns: wholeScan)
-        if rows == nil, !wholeScan {
+        // A few records (a store's share of a narrow range) are tested one by one: making the row test of a new
+        // predicate costs about as much as ten evaluations of the compiled predicate, which every store shares.
+        // A walk over a range of the order (see ``OrderRange``) makes the columns it needs, kept with the order
+        // for the next such walk, as a whole scan does.
+        guard let predicate, self.range.count >= Self.rowTestMinimum else { return }
+        let isRanged = self.range.count < columns.orderViews.count
+        rows = try columns.rowTest(for: predicate, makingColumns: wholeScan || isRanged)
+        if rows == nil, !wholeScan, !isRanged {
             makeRows = { try columns.rowTest(for: predicate, makingColumns: true) }
         }
     }
 
-    /// The position of the first view from `position` on that the predicate accepts (any, without a
-    /// predicate); `position` moves past it. Checks for cancellation every 4,096 views, so a deadline stops a
-    /// long scan.
+    /// The position of the first view from `position` on (and in ``range``) that the predicate accepts (any,
+    /// without a predicate); `position` moves past it. Checks for cancellation every 4,096 views, so a deadline
+    /// stops a long scan.
     mutating func nextMatch(in views: [RecordView], after position: inout Int) throws -> Int? {
-        while position < views.count {
+        if position < range.lowerBound { position = range.lowerBound }
+        let end = min(views.count, range.upperBound)
+        while position < end {
             let index = position
             position += 1
             if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }

@@ -10,6 +10,33 @@ final class RowColumns: @unchecked Sendable {  // the views are immutable; the s
         var columns: [String: PredicateColumn] = [:]
         var tests: [ObjectPredicate: RowTest] = [:]
         var objectIDs: [ManagedObjectID]?
+        /// What ``OrderRange`` learnt of the order's values, by key (kinds) and by pair of keys (spans).
+        var rangeKinds: [String: RangeKind?] = [:]
+        var spans: [String: Double?] = [:]
+    }
+
+    /// The records, in the order's positions.
+    var orderViews: [RecordView] { views }
+
+    /// The kind of the values of the order's first sort key `key`, made by `make` the first time.
+    func rangeKind(of key: String, make: () -> RangeKind?) -> RangeKind? {
+        state.withLock { state in
+            if let known = state.rangeKinds[key] { return known }
+            let made = make()
+            state.rangeKinds[key] = made
+            return made
+        }
+    }
+
+    /// The longest `to - from` over the records, made by `make` the first time.
+    func longestSpan(from: String, to: String, make: () -> Double?) -> Double? {
+        state.withLock { state in
+            let key = from + "\u{0}" + to
+            if let known = state.spans[key] { return known }
+            let made = make()
+            state.spans[key] = made
+            return made
+        }
     }
 
     /// The object IDs of the records, in the order's positions (made by the first call).

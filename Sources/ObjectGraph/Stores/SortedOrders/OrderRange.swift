@@ -1,0 +1,210 @@
+import Foundation
+
+/// The positions of a sorted order that can hold matches of a predicate, found by binary search on the order's
+/// first sort key rather than by testing every record: a walk then starts at the first position that can match
+/// and stops after the last.
+///
+/// Bounds come from the predicate's top-level conjunction, when the first sort key is an ascending plain attribute
+/// whose values are all dates or all numbers:
+/// - comparisons of that key with constants (`start >= $FROM AND start < $TO`) bound it directly;
+/// - a lower bound on another attribute of the same kind (`end > $NOW`) bounds the sort key too, through the
+///   largest difference between the two over the order's records (their longest span, measured once per order):
+///   `end > c` and `end - start <= span` give `start > c - span`. So `start <= $NOW AND end > $NOW`, the sessions
+///   under way at a moment, walks only the sessions that started within one longest session before it.
+///
+/// Records whose sort value is missing come first in an ascending order, and fail every comparison of the key with
+/// a constant; the second kind of bound is used only beside such a comparison, so those records are never matches.
+/// Anything else (other operators, `OR`, key paths, modifiers, options, mixed value types) leaves the whole order.
+enum OrderRange {
+    /// The positions of `count` records (sort values `prepared`, `width` per record) that can match `predicate`.
+    static func positions(
+        matching predicate: ObjectPredicate?, keys: [SortKey], prepared: [SortValue], width: Int, count: Int,
+        columns: RowColumns
+    ) -> Range<Int> {
+        let whole = 0..<count
+        guard let predicate, count > 0, width > 0, let first = keys.first, first.ascending,
+            PredicateCompiler.isPlainKey(first.keyPath)
+        else { return whole }
+        let key = first.keyPath
+        var conjuncts: [ObjectPredicate.Node] = []
+        collect(predicate.node, into: &conjuncts)
+        var lower: (value: SortValue, inclusive: Bool)?
+        var upper: (value: SortValue, inclusive: Bool)?
+        var otherLowerBounds: [(key: String, value: SortValue)] = []
+        var comparesKey = false
+        for conjunct in conjuncts {
+            guard let (other, op, constant) = comparison(conjunct) else { continue }
+            if other == key {
+                comparesKey = true
+                switch op {
+                case .lessThan, .lessThanOrEqualTo:
+                    upper = tighterUpper(upper, (constant, op == .lessThanOrEqualTo))
+                case .greaterThan, .greaterThanOrEqualTo:
+                    lower = tighterLower(lower, (constant, op == .greaterThanOrEqualTo))
+                case .equalTo:
+                    upper = tighterUpper(upper, (constant, true))
+                    lower = tighterLower(lower, (constant, true))
+                default: break
+                }
+            } else if op == .greaterThan || op == .greaterThanOrEqualTo {
+                otherLowerBounds.append((other, constant))
+            }
+        }
+        guard comparesKey,
+            let kind = columns.rangeKind(of: key, make: { uniformKind(prepared, width: width, count: count) })
+        else { return whole }
+        // Bounds of another kind than the key's values (a number against dates) are not used.
+        if let bound = lower, bound.value.rangeKind != kind { lower = nil }
+        if let bound = upper, bound.value.rangeKind != kind { upper = nil }
+        for (other, constant) in otherLowerBounds {
+            guard constant.rangeKind == kind, let value = constant.spanNumber,
+                let span = columns.longestSpan(
+                    from: key, to: other,
+                    make: { longestSpan(to: other, kind: kind, views: columns.orderViews, prepared: prepared, width: width) })
+            else { continue }
+            // A margin well above the rounding of one subtraction, so the bound never excludes a match.
+            let bound = value - span - (abs(value) + abs(span)) * 1e-12 - 1e-9
+            let derived = kind == .date
+                ? SortValue.date(Date(timeIntervalSinceReferenceDate: bound)) : SortValue.number(.double(bound))
+            lower = tighterLower(lower, (derived, true))
+        }
+        let start = lower.map { bound in
+            partitionPoint(count) { index in
+                let order = prepared[index * width].compare(to: bound.value)
+                return bound.inclusive ? order != .orderedAscending : order == .orderedDescending
+            }
+        } ?? 0
+        let end = upper.map { bound in
+            partitionPoint(count) { index in
+                let order = prepared[index * width].compare(to: bound.value)
+                return bound.inclusive ? order == .orderedDescending : order != .orderedAscending
+            }
+        } ?? count
+        return start..<max(start, end)
+    }
+
+    /// The plain attributes the predicate's top-level conjunction compares with a date or a number (`<`, `<=`,
+    /// `>`, `>=`, `==`): the sort keys of the orders a count can walk a range of.
+    static func boundedKeys(of predicate: ObjectPredicate) -> [String] {
+        var conjuncts: [ObjectPredicate.Node] = []
+        collect(predicate.node, into: &conjuncts)
+        var keys: [String] = []
+        for conjunct in conjuncts {
+            guard let (key, op, _) = comparison(conjunct), !keys.contains(key) else { continue }
+            switch op {
+            case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo: keys.append(key)
+            default: break
+            }
+        }
+        return keys
+    }
+
+    /// The kind of every present value of the first sort key (nil when they differ or none is a date or number).
+    private static func uniformKind(_ prepared: [SortValue], width: Int, count: Int) -> RangeKind? {
+        var kind: RangeKind?
+        for index in 0..<count {
+            let value = prepared[index * width]
+            if case .null = value { continue }
+            guard let found = value.rangeKind, kind == nil || kind == found else { return nil }
+            kind = found
+        }
+        return kind
+    }
+
+    /// The largest `other - key` over the records where both are present (the key's values being `prepared`'s
+    /// first); nil when a present value of `other` is not of `kind`, or no record has both.
+    private static func longestSpan(
+        to other: String, kind: RangeKind, views: [RecordView], prepared: [SortValue], width: Int
+    ) -> Double? {
+        var longest: Double?
+        for (index, view) in views.enumerated() {
+            guard let raw = view.record[other] else { continue }
+            let value = SortValue(raw, .compare)
+            guard value.rangeKind == kind, let end = value.spanNumber else { return nil }
+            guard let start = prepared[index * width].spanNumber else { continue }
+            longest = max(longest ?? -.infinity, end - start)
+        }
+        return longest
+    }
+
+    /// The conjuncts of nested `AND`s.
+    private static func collect(_ node: ObjectPredicate.Node, into conjuncts: inout [ObjectPredicate.Node]) {
+        if case .and(let operands) = node {
+            for operand in operands { collect(operand, into: &conjuncts) }
+        } else {
+            conjuncts.append(node)
+        }
+    }
+
+    /// A plain attribute compared directly, without options, with an expression that folds to a date or a number.
+    private static func comparison(_ node: ObjectPredicate.Node) -> (String, ComparisonOperator, SortValue)? {
+        guard case .comparison(.keyPath(let key), let op, let right, .direct, let options) = node, options.isEmpty,
+            PredicateCompiler.isPlainKey(key)
+        else { return nil }
+        var compiler = PredicateCompiler(substitutions: [:])
+        guard case .constant(let constant)? = try? compiler.compile(right, depth: 1), let constant else { return nil }
+        let value = SortValue(constant, .compare)
+        guard value.rangeKind != nil else { return nil }
+        return (key, op, value)
+    }
+
+    /// The first index in `0..<count` where `isAtOrPast` holds, for a test that holds from some index on.
+    private static func partitionPoint(_ count: Int, _ isAtOrPast: (Int) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if isAtOrPast(middle) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    private static func tighterLower(
+        _ current: (value: SortValue, inclusive: Bool)?, _ new: (value: SortValue, inclusive: Bool)
+    ) -> (value: SortValue, inclusive: Bool) {
+        guard let current, current.value.rangeKind == new.value.rangeKind else { return current ?? new }
+        switch new.value.compare(to: current.value) {
+        case .orderedDescending: return new
+        case .orderedSame: return (new.value, new.inclusive && current.inclusive)
+        case .orderedAscending: return current
+        }
+    }
+
+    private static func tighterUpper(
+        _ current: (value: SortValue, inclusive: Bool)?, _ new: (value: SortValue, inclusive: Bool)
+    ) -> (value: SortValue, inclusive: Bool) {
+        guard let current, current.value.rangeKind == new.value.rangeKind else { return current ?? new }
+        switch new.value.compare(to: current.value) {
+        case .orderedAscending: return new
+        case .orderedSame: return (new.value, new.inclusive && current.inclusive)
+        case .orderedDescending: return current
+        }
+    }
+}
+
+/// The kinds of values a range over a sorted order handles: ordered totally, with a difference.
+enum RangeKind {
+    case date
+    case number
+}
+
+extension SortValue {
+    /// The value's kind for ``OrderRange``; nil for strings, data and missing values, and for NaN (which orders
+    /// with nothing).
+    var rangeKind: RangeKind? {
+        switch self {
+        case .date: return .date
+        case .number: return spanNumber == nil ? nil : .number
+        default: return nil
+        }
+    }
+
+    /// A date as seconds since the reference date, a number as a `Double`: what spans are measured in.
+    var spanNumber: Double? {
+        switch self {
+        case .date(let date): return date.timeIntervalSinceReferenceDate
+        case .number(.int(let number)): return Double(number)
+        case .number(.double(let number)): return number.isNaN ? nil : number
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+@testable import ObjectGraphTestSupport
+
+/// Fetches whose predicate bounds the first sort key walk only part of a kept sort order (`OrderRange`): the
+/// results must be those of testing every object, whatever the bounds, missing values, negative spans or kinds.
+@Suite("Sorted fetches walking a range of the order")
+struct OrderRangeTests {
+    static func model() -> ManagedObjectModel {
+        ManagedObjectModel(entities: [
+            EntityDescription(name: "Slot", properties: [
+                AttributeDescription(name: "name", type: .string, isOptional: false),
+                AttributeDescription(name: "start", type: .date),
+                AttributeDescription(name: "end", type: .date),
+                AttributeDescription(name: "low", type: .integer64),
+                AttributeDescription(name: "high", type: .double),
+                AttributeDescription(name: "label", type: .string),
+            ])
+        ])
+    }
+
+    static let base = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    /// `count` slots in `stores` in-memory and binary stores, at random minutes of a day, with spans from a minute to
+    /// five hours, a few much longer or negative, and missing starts and ends.
+    func coordinator(stores storeCount: Int, count: Int, seed: UInt64) throws
+        -> (PersistentStoreCoordinator, TemporaryFolder)
+    {
+        _ = StoreKind.all
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        var stores: [PersistentStore] = []
+        for index in 0..<storeCount {
+            stores.append(index % 2 == 0
+                ? try coordinator.addPersistentStore(type: .inMemory)
+                : try coordinator.addPersistentStore(type: .binary, at: folder.file("s\(index).bin")))
+        }
+        var random = SeededGenerator(seed: seed)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for index in 0..<count {
+            let slot = context.insertNewObject(forEntityName: "Slot")
+            slot.setValue(String(format: "s%05d", index), forKey: "name")
+            let start = Self.base.addingTimeInterval(Double(random.next() % 1440) * 60)
+            var span = Double(1 + random.next() % 300) * 60
+            switch random.next() % 50 {
+            case 0: span = 20 * 3600
+            case 1: span = -7200
+            default: break
+            }
+            if random.next() % 10 != 0 { slot.setValue(start, forKey: "start") }
+            if random.next() % 10 != 0 { slot.setValue(start.addingTimeInterval(span), forKey: "end") }
+            let low = Int64(random.next() % 1000)
+            if random.next() % 8 != 0 { slot.setValue(low, forKey: "low") }
+            slot.setValue(Double(low) + Double(random.next() % 100) / 4, forKey: "high")
+            slot.setValue(random.next() % 3 == 0 ? "x" : "y", forKey: "label")
+            try context.assign(slot, to: stores[Int(random.next() % UInt64(stores.count))])
+        }
+        try context.save()
+        return (coordinator, folder)
+    }
+
+    /// The names of the matching slots, sorted here by the keys (missing values first when ascending).
+    func expected(_ coordinator: PersistentStoreCoordinator, _ predicate: ObjectPredicate, key: String,
+                  ascending: Bool, limit: Int) throws -> [String] {
+        let all = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Slot"))
+        let matching = try all.filter { try predicate.evaluate(with: $0) }
+        func number(_ object: ManagedObject) -> Double? {
+            switch object.value(forKey: key) {
+            case let date as Date: return date.timeIntervalSinceReferenceDate
+            case let int as Int64: return Double(int)
+            case let int as Int: return Double(int)
+            default: return nil
+            }
+        }
+        let sorted = matching.sorted { a, b in
+            let (x, y) = (number(a), number(b))
+            if x != y {
+                guard let x else { return ascending }
+                guard let y else { return !ascending }
+                return ascending ? x < y : x > y
+            }
+            return (a.value(forKey: "name") as! String) < (b.value(forKey: "name") as! String)
+        }
+        let names = sorted.map { $0.value(forKey: "name") as! String }
+        return limit == 0 ? names : Array(names.prefix(limit))
+    }
+
+    func fetched(_ coordinator: PersistentStoreCoordinator, _ predicate: ObjectPredicate, key: String,
+                 ascending: Bool, limit: Int) throws -> [String] {
+        let request = FetchRequest(entityName: "Slot")
+        request.predicate = predicate
+        request.sortKeys = [SortKey(key, ascending: ascending), SortKey("name")]
+        request.fetchLimit = limit
+        return try ManagedObjectContext(coordinator: coordinator).fetch(request).map {
+            $0.value(forKey: "name") as! String
+        }
+    }
+
+    static let formats: [(format: String, key: String, ascending: Bool)] = [
+        ("start <= %@ AND end > %@", "start", true),
+        ("start <= %@ AND end >= %@", "start", true),
+        ("start >= %@ AND start < %@", "start", true),
+        ("start > %@ AND start <= %@ AND label == 'x'", "start", true),
+        ("start == %@ OR start == %@", "start", true),
+        ("start == %@ AND %@ != nil", "start", true),
+        ("end > %@ AND start < %@", "start", true),
+        ("start <= %@ AND end > %@", "start", false),
+        ("(start <= %@ AND end > %@) AND label != 'z'", "start", true),
+        ("NOT (start <= %@) AND end > %@", "start", true),
+        ("end > %@ AND end < %@", "start", true),
+    ]
+
+    @Test(arguments: [1, 4])
+    func rangedWalksFindWhatTestingEveryObjectFinds(stores: Int) throws {
+        let (coordinator, folder) = try coordinator(stores: stores, count: 1200, seed: UInt64(stores) * 7)
+        defer { withExtendedLifetime(folder) {} }
+        var random = SeededGenerator(seed: 99)
+        for round in 0..<6 {
+            for (format, key, ascending) in Self.formats {
+                let first = Self.base.addingTimeInterval(Double(random.next() % 1500) * 60 - 1800)
+                let second = round % 2 == 0 ? first : first.addingTimeInterval(Double(random.next() % 240) * 60)
+                let predicate = try ObjectPredicate(format: format, first, second)
+                for limit in [0, 1, 25] {
+                    let got = try fetched(coordinator, predicate, key: key, ascending: ascending, limit: limit)
+                    let want = try expected(coordinator, predicate, key: key, ascending: ascending, limit: limit)
+                    #expect(got == want, "\(format) with \(first), \(second), limit \(limit), \(stores) stores")
+                    if limit == 0 {
+                        // Counts walk the narrowest range of an order by one of the bounded attributes.
+                        let request = FetchRequest(entityName: "Slot")
+                        request.predicate = predicate
+                        let count = try ManagedObjectContext(coordinator: coordinator).count(for: request)
+                        #expect(count == want.count, "count of \(format) with \(first), \(second)")
+                    }
+                }
+            }
+            // Numbers: an integer sort key, a double bound on another attribute (spans of the same kind).
+            let low = Int64(random.next() % 1000)
+            for format in ["low <= %@ AND high > %@", "low >= %@ AND low <= %@", "low <= %@ AND high >= %@"] {
+                let predicate = try ObjectPredicate(format: format, low, Double(low) + 0.5)
+                for limit in [0, 10] {
+                    let got = try fetched(coordinator, predicate, key: "low", ascending: true, limit: limit)
+                    let want = try expected(coordinator, predicate, key: "low", ascending: true, limit: limit)
+                    #expect(got == want, "\(format) with \(low), limit \(limit), \(stores) stores")
+                }
+            }
+        }
+    }
+
+    /// A mismatched constant (a number against dates) leaves the whole order and still answers as every object
+    /// would.
+    @Test func boundsOfAnotherKindAreNotUsed() throws {
+        let (coordinator, folder) = try coordinator(stores: 2, count: 300, seed: 5)
+        defer { withExtendedLifetime(folder) {} }
+        let predicate = try ObjectPredicate(format: "start <= %@ AND end > %@", Self.base.addingTimeInterval(3600),
+                                            Self.base.timeIntervalSinceReferenceDate + 3600)
+        let got = try fetched(coordinator, predicate, key: "start", ascending: true, limit: 0)
+        #expect(got == (try expected(coordinator, predicate, key: "start", ascending: true, limit: 0)))
+    }
+
+    /// The sessions under way at a moment walk about one longest span of the order, not everything before it.
+    @Test func sessionsUnderWayWalkOnlyTheLongestSpanBeforeTheMoment() throws {
+        _ = StoreKind.all
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        let store = try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        // 2,000 slots of at most an hour, one every 5 minutes over about a week.
+        for index in 0..<2000 {
+            let slot = context.insertNewObject(forEntityName: "Slot")
+            slot.setValue(String(format: "s%05d", index), forKey: "name")
+            let start = Self.base.addingTimeInterval(Double(index) * 300)
+            slot.setValue(start, forKey: "start")
+            slot.setValue(start.addingTimeInterval(Double(index % 4 + 1) * 900), forKey: "end")
+        }
+        try context.save()
+        let now = Self.base.addingTimeInterval(1000 * 300 + 60)
+        let predicate = try ObjectPredicate(format: "start <= %@ AND end > %@", now, now)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Slot"])
+        let request = StoreFetchRequest(entity: entity, entityNames: ["Slot"], predicate: predicate,
+                                        sortKeys: [SortKey("start")], limit: 50)
+        let ordered = try #require(store as? any SortedOrderStore)
+        let order = try ordered.sortedOrder(request, key: SortedOrder.Key(entityNames: ["Slot"],
+                                                                         sortKeys: [SortKey("start")]))
+        let range = OrderRange.positions(matching: predicate, keys: order.keys, prepared: order.prepared,
+                                         width: 1, count: order.views.count, columns: order.columns)
+        // Starts within an hour before `now` (12 slots) and up to `now`: positions 989...1000.
+        #expect(range == 989..<1001)
+        let names = try fetched(coordinator, predicate, key: "start", ascending: true, limit: 0)
+        #expect(names == (try expected(coordinator, predicate, key: "start", ascending: true, limit: 0)))
+        #expect(!names.isEmpty)
+        // Without the bound on the sort key, missing starts could match: the whole order is walked.
+        let endOnly = try ObjectPredicate(format: "end > %@", now)
+        #expect(OrderRange.positions(matching: endOnly, keys: order.keys, prepared: order.prepared, width: 1,
+                                     count: order.views.count, columns: order.columns) == 0..<2000)
+    }
+}
