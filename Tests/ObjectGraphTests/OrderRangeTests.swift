@@ -10,14 +10,16 @@ import Testing
 struct OrderRangeTests {
     static func model() -> ManagedObjectModel {
         ManagedObjectModel(entities: [
-            EntityDescription(name: "Slot", properties: [
-                AttributeDescription(name: "name", type: .string, isOptional: false),
-                AttributeDescription(name: "start", type: .date),
-                AttributeDescription(name: "end", type: .date),
-                AttributeDescription(name: "low", type: .integer64),
-                AttributeDescription(name: "high", type: .double),
-                AttributeDescription(name: "label", type: .string),
-            ])
+            EntityDescription(
+                name: "Slot",
+                properties: [
+                    AttributeDescription(name: "name", type: .string, isOptional: false),
+                    AttributeDescription(name: "start", type: .date),
+                    AttributeDescription(name: "end", type: .date),
+                    AttributeDescription(name: "low", type: .integer64),
+                    AttributeDescription(name: "high", type: .double),
+                    AttributeDescription(name: "label", type: .string),
+                ])
         ])
     }
 
@@ -33,9 +35,10 @@ struct OrderRangeTests {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
         var stores: [PersistentStore] = []
         for index in 0..<storeCount {
-            stores.append(index % 2 == 0
-                ? try coordinator.addPersistentStore(type: .inMemory)
-                : try coordinator.addPersistentStore(type: .binary, at: folder.file("s\(index).bin")))
+            stores.append(
+                index % 2 == 0
+                    ? try coordinator.addPersistentStore(type: .inMemory)
+                    : try coordinator.addPersistentStore(type: .binary, at: folder.file("s\(index).bin")))
         }
         var random = SeededGenerator(seed: seed)
         let context = ManagedObjectContext(coordinator: coordinator)
@@ -62,8 +65,10 @@ struct OrderRangeTests {
     }
 
     /// The names of the matching slots, sorted here by the keys (missing values first when ascending).
-    func expected(_ coordinator: PersistentStoreCoordinator, _ predicate: ObjectPredicate, key: String,
-                  ascending: Bool, limit: Int) throws -> [String] {
+    func expected(
+        _ coordinator: PersistentStoreCoordinator, _ predicate: ObjectPredicate, key: String,
+        ascending: Bool, limit: Int
+    ) throws -> [String] {
         let all = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Slot"))
         let matching = try all.filter { try predicate.evaluate(with: $0) }
         func number(_ object: ManagedObject) -> Double? {
@@ -87,8 +92,10 @@ struct OrderRangeTests {
         return limit == 0 ? names : Array(names.prefix(limit))
     }
 
-    func fetched(_ coordinator: PersistentStoreCoordinator, _ predicate: ObjectPredicate, key: String,
-                 ascending: Bool, limit: Int) throws -> [String] {
+    func fetched(
+        _ coordinator: PersistentStoreCoordinator, _ predicate: ObjectPredicate, key: String,
+        ascending: Bool, limit: Int
+    ) throws -> [String] {
         let request = FetchRequest(entityName: "Slot")
         request.predicate = predicate
         request.sortKeys = [SortKey(key, ascending: ascending), SortKey("name")]
@@ -153,8 +160,9 @@ struct OrderRangeTests {
     @Test func boundsOfAnotherKindAreNotUsed() throws {
         let (coordinator, folder) = try coordinator(stores: 2, count: 300, seed: 5)
         defer { withExtendedLifetime(folder) {} }
-        let predicate = try ObjectPredicate(format: "start <= %@ AND end > %@", Self.base.addingTimeInterval(3600),
-                                            Self.base.timeIntervalSinceReferenceDate + 3600)
+        let predicate = try ObjectPredicate(
+            format: "start <= %@ AND end > %@", Self.base.addingTimeInterval(3600),
+            Self.base.timeIntervalSinceReferenceDate + 3600)
         let got = try fetched(coordinator, predicate, key: "start", ascending: true, limit: 0)
         #expect(got == (try expected(coordinator, predicate, key: "start", ascending: true, limit: 0)))
     }
@@ -177,13 +185,18 @@ struct OrderRangeTests {
         let now = Self.base.addingTimeInterval(1000 * 300 + 60)
         let predicate = try ObjectPredicate(format: "start <= %@ AND end > %@", now, now)
         let entity = try #require(coordinator.managedObjectModel.entitiesByName["Slot"])
-        let request = StoreFetchRequest(entity: entity, entityNames: ["Slot"], predicate: predicate,
-                                        sortKeys: [SortKey("start")], limit: 50)
+        let request = StoreFetchRequest(
+            entity: entity, entityNames: ["Slot"], predicate: predicate,
+            sortKeys: [SortKey("start")], limit: 50)
         let ordered = try #require(store as? any SortedOrderStore)
-        let order = try ordered.sortedOrder(request, key: SortedOrder.Key(entityNames: ["Slot"],
-                                                                         sortKeys: [SortKey("start")]))
-        let range = OrderRange.positions(matching: predicate, keys: order.keys, prepared: order.prepared,
-                                         width: 1, count: order.views.count, columns: order.columns)
+        let order = try ordered.sortedOrder(
+            request,
+            key: SortedOrder.Key(
+                entityNames: ["Slot"],
+                sortKeys: [SortKey("start")]))
+        let range = OrderRange.positions(
+            matching: predicate, keys: order.keys, prepared: order.prepared,
+            width: 1, count: order.views.count, columns: order.columns)
         // Starts within an hour before `now` (12 slots) and up to `now`: positions 989...1000.
         #expect(range == 989..<1001)
         let names = try fetched(coordinator, predicate, key: "start", ascending: true, limit: 0)
@@ -191,7 +204,9 @@ struct OrderRangeTests {
         #expect(!names.isEmpty)
         // Without the bound on the sort key, missing starts could match: the whole order is walked.
         let endOnly = try ObjectPredicate(format: "end > %@", now)
-        #expect(OrderRange.positions(matching: endOnly, keys: order.keys, prepared: order.prepared, width: 1,
-                                     count: order.views.count, columns: order.columns) == 0..<2000)
+        #expect(
+            OrderRange.positions(
+                matching: endOnly, keys: order.keys, prepared: order.prepared, width: 1,
+                count: order.views.count, columns: order.columns) == 0..<2000)
     }
 }

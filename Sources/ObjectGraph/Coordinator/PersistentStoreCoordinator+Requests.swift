@@ -353,8 +353,10 @@ extension PersistentStoreCoordinator {
             let keptCount: Int
             if let cached = counts.count(for: key, stamps: stamps) {
                 keptCount = cached
-            } else if let predicate, let ranged = try rangedCount(entity: entity, entityNames: entityNames,
-                                                                  predicate: predicate, targets: kept) {
+            } else if let predicate,
+                let ranged = try rangedCount(
+                    entity: entity, entityNames: entityNames, predicate: predicate, targets: kept)
+            {
                 keptCount = ranged
                 counts.keep(keptCount, for: key, stamps: stamps)
             } else {
@@ -371,15 +373,19 @@ extension PersistentStoreCoordinator {
     ///
     /// Each bounded attribute is tried in turn until one leaves less than a sixteenth of the order (so a second
     /// merged order is made only when the first does not narrow much); the narrowest range is walked.
-    private func rangedCount(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate,
-                             targets: [FetchTarget]) throws -> Int? {
+    private func rangedCount(
+        entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate, targets: [FetchTarget]
+    ) throws -> Int? {
         var best: (order: MergedOrder, size: Int)?
         for key in OrderRange.boundedKeys(of: predicate) {
-            guard let order = try? mergedOrder(entity: entity, entityNames: entityNames, sortKeys: [SortKey(key)],
-                                               targets: targets)
+            guard
+                let order = try? mergedOrder(
+                    entity: entity, entityNames: entityNames, sortKeys: [SortKey(key)], targets: targets)
             else { continue }
-            let size = OrderRange.positions(matching: predicate, keys: order.sortKeys, prepared: order.prepared,
-                                            width: order.width, count: order.views.count, columns: order.columns).count
+            let size = OrderRange.positions(
+                matching: predicate, keys: order.sortKeys, prepared: order.prepared, width: order.width,
+                count: order.views.count, columns: order.columns
+            ).count
             if size < (best?.size ?? order.views.count + 1) { best = (order, size) }
             if size < order.views.count / 16 { break }
         }

@@ -96,16 +96,17 @@ extension PersistentStoreCoordinator {
             while start < order.count {
                 let chunk = order[start..<min(start + Self.uniquenessQueryChunk, order.count)]
                 start += chunk.count
-                // Every constrained attribute narrows the query (the store's index on the constraint serves them
-                // all): by the first one alone, a constraint whose first value is shared by many saved objects
-                // (a conference's favourites) read all of them for each save.
+                // Every constrained attribute narrows the query (the store's index on the constraint serves
+                // them all): by the first one alone, a constraint whose first value is shared by many saved
+                // objects (a conference's favourites) read all of them for each save.
                 let parts = try constraint.indices.map { position in
-                    try ObjectPredicate(format: "%K IN %@", constraint[position],
-                                        Array(Set(chunk.map { $0[position] })).map(\.base))
+                    let values = Array(Set(chunk.map { $0[position] })).map(\.base)
+                    return try ObjectPredicate(format: "%K IN %@", constraint[position], values)
                 }
-                let predicate = parts.count == 1 ? parts[0] : ObjectPredicate.and(parts)
-                let request = StoreFetchRequest(entity: entity, entityNames: heldNames, predicate: predicate,
-                                                sortKeys: sortKeys, limit: 0, includesValues: false)
+                let request = StoreFetchRequest(
+                    entity: entity, entityNames: heldNames,
+                    predicate: parts.count == 1 ? parts[0] : ObjectPredicate.and(parts), sortKeys: sortKeys,
+                    limit: 0, includesValues: false)
                 for result in try store.serializingReads({ try store.fetch(request) }) {
                     note(result.objectID, result.sortValues)
                 }

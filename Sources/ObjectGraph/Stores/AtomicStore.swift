@@ -150,24 +150,25 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
         // The cached order of the entities (by reference key) holds the views already made. When the predicate
         // bounds an attribute (`start <= $NOW AND end > $NOW`), the order by that attribute is walked over the
         // range that can match instead (see `OrderRange`), the narrowest such range if several attributes are.
-        func cursor(sortedBy keys: [SortKey]) throws -> SortedOrder.Cursor {
-            try makeCursor(StoreFetchRequest(entity: request.entity, entityNames: request.entityNames,
-                                             predicate: predicate, sortKeys: keys, limit: 0, includesValues: false))
+        let names = request.entityNames
+        func keyed(_ keys: [SortKey]) -> StoreFetchRequest {
+            StoreFetchRequest(
+                entity: request.entity, entityNames: names, predicate: predicate, sortKeys: keys, limit: 0,
+                includesValues: false)
         }
         var ranged: (key: SortKey, count: Int)?
         for key in OrderRange.boundedKeys(of: predicate) {
-            let sortKeys = [SortKey(key)]
-            let keyed = StoreFetchRequest(entity: request.entity, entityNames: request.entityNames,
-                                          predicate: predicate, sortKeys: sortKeys, limit: 0, includesValues: false)
-            guard let order = try? sortedOrder(keyed, key: SortedOrder.Key(entityNames: request.entityNames,
-                                                                           sortKeys: sortKeys))
+            let keys = [SortKey(key)]
+            guard let order = try? sortedOrder(keyed(keys), key: SortedOrder.Key(entityNames: names, sortKeys: keys))
             else { continue }
-            let count = OrderRange.positions(matching: predicate, keys: order.keys, prepared: order.prepared, width: 1,
-                                             count: order.views.count, columns: order.columns).count
-            if count < (ranged?.count ?? order.views.count) { ranged = (sortKeys[0], count) }
+            let count = OrderRange.positions(
+                matching: predicate, keys: order.keys, prepared: order.prepared, width: 1,
+                count: order.views.count, columns: order.columns
+            ).count
+            if count < (ranged?.count ?? order.views.count) { ranged = (keys[0], count) }
             if count < order.views.count / 16 { break }
         }
-        var cursor = try cursor(sortedBy: ranged.map { [$0.key] } ?? [])
+        var cursor = try makeCursor(keyed(ranged.map { [$0.key] } ?? []))
         var count = 0
         while try cursor.skip() { count += 1 }
         return count

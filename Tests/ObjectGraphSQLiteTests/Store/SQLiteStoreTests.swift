@@ -181,7 +181,8 @@ struct SQLiteStoreTests {
         try fixture.addStore()
         let writer = fixture.context()
         for index in 0..<30 {
-            writer.makeSession(String(format: "g%02d", index), start: Date(timeIntervalSinceReferenceDate: Double(index)))
+            let start = Date(timeIntervalSinceReferenceDate: Double(index))
+            writer.makeSession(String(format: "g%02d", index), start: start)
         }
         try writer.save()
         let context = fixture.context()

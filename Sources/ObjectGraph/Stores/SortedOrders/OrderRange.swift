@@ -60,26 +60,31 @@ enum OrderRange {
             guard constant.rangeKind == kind, let value = constant.spanNumber,
                 let span = columns.longestSpan(
                     from: key, to: other,
-                    make: { longestSpan(to: other, kind: kind, views: columns.orderViews, prepared: prepared, width: width) })
+                    make: {
+                        longestSpan(to: other, kind: kind, views: columns.orderViews, prepared: prepared, width: width)
+                    })
             else { continue }
             // A margin well above the rounding of one subtraction, so the bound never excludes a match.
             let bound = value - span - (abs(value) + abs(span)) * 1e-12 - 1e-9
-            let derived = kind == .date
+            let derived =
+                kind == .date
                 ? SortValue.date(Date(timeIntervalSinceReferenceDate: bound)) : SortValue.number(.double(bound))
             lower = tighterLower(lower, (derived, true))
         }
-        let start = lower.map { bound in
-            partitionPoint(count) { index in
-                let order = prepared[index * width].compare(to: bound.value)
-                return bound.inclusive ? order != .orderedAscending : order == .orderedDescending
-            }
-        } ?? 0
-        let end = upper.map { bound in
-            partitionPoint(count) { index in
-                let order = prepared[index * width].compare(to: bound.value)
-                return bound.inclusive ? order == .orderedDescending : order != .orderedAscending
-            }
-        } ?? count
+        let start =
+            lower.map { bound in
+                partitionPoint(count) { index in
+                    let order = prepared[index * width].compare(to: bound.value)
+                    return bound.inclusive ? order != .orderedAscending : order == .orderedDescending
+                }
+            } ?? 0
+        let end =
+            upper.map { bound in
+                partitionPoint(count) { index in
+                    let order = prepared[index * width].compare(to: bound.value)
+                    return bound.inclusive ? order == .orderedDescending : order != .orderedAscending
+                }
+            } ?? count
         return start..<max(start, end)
     }
 
