@@ -117,6 +117,8 @@ struct OrderRangeTests {
         ("(start <= %@ AND end > %@) AND label != 'z'", "start", true),
         ("NOT (start <= %@) AND end > %@", "start", true),
         ("end > %@ AND end < %@", "start", true),
+        ("start >= %@ AND start > %@", "start", true),
+        ("start < %@ AND start <= %@", "start", true),
     ]
 
     @Test(arguments: [1, 4])

@@ -38,12 +38,12 @@ enum OrderRange {
                 comparesKey = true
                 switch op {
                 case .lessThan, .lessThanOrEqualTo:
-                    upper = tighterUpper(upper, (constant, op == .lessThanOrEqualTo))
+                    upper = tighter(upper, (constant, op == .lessThanOrEqualTo), .orderedAscending)
                 case .greaterThan, .greaterThanOrEqualTo:
-                    lower = tighterLower(lower, (constant, op == .greaterThanOrEqualTo))
+                    lower = tighter(lower, (constant, op == .greaterThanOrEqualTo), .orderedDescending)
                 case .equalTo:
-                    upper = tighterUpper(upper, (constant, true))
-                    lower = tighterLower(lower, (constant, true))
+                    upper = tighter(upper, (constant, true), .orderedAscending)
+                    lower = tighter(lower, (constant, true), .orderedDescending)
                 default: break
                 }
             } else if op == .greaterThan || op == .greaterThanOrEqualTo {
@@ -69,7 +69,7 @@ enum OrderRange {
             let derived =
                 kind == .date
                 ? SortValue.date(Date(timeIntervalSinceReferenceDate: bound)) : SortValue.number(.double(bound))
-            lower = tighterLower(lower, (derived, true))
+            lower = tighter(lower, (derived, true), .orderedDescending)
         }
         let start =
             lower.map { bound in
@@ -163,25 +163,18 @@ enum OrderRange {
         return low
     }
 
-    private static func tighterLower(
-        _ current: (value: SortValue, inclusive: Bool)?, _ new: (value: SortValue, inclusive: Bool)
+    /// The tighter of two bounds of the same kind: the larger lower bound (`tighter` `.orderedDescending`) or the
+    /// smaller upper bound (`.orderedAscending`); an exclusive bound wins a tie. A bound of another kind than
+    /// `current` is dropped.
+    private static func tighter(
+        _ current: (value: SortValue, inclusive: Bool)?, _ new: (value: SortValue, inclusive: Bool),
+        _ tighter: ComparisonResult
     ) -> (value: SortValue, inclusive: Bool) {
         guard let current, current.value.rangeKind == new.value.rangeKind else { return current ?? new }
         switch new.value.compare(to: current.value) {
-        case .orderedDescending: return new
         case .orderedSame: return (new.value, new.inclusive && current.inclusive)
-        case .orderedAscending: return current
-        }
-    }
-
-    private static func tighterUpper(
-        _ current: (value: SortValue, inclusive: Bool)?, _ new: (value: SortValue, inclusive: Bool)
-    ) -> (value: SortValue, inclusive: Bool) {
-        guard let current, current.value.rangeKind == new.value.rangeKind else { return current ?? new }
-        switch new.value.compare(to: current.value) {
-        case .orderedAscending: return new
-        case .orderedSame: return (new.value, new.inclusive && current.inclusive)
-        case .orderedDescending: return current
+        case tighter: return new
+        default: return current
         }
     }
 }
