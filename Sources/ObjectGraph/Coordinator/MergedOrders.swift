@@ -6,7 +6,7 @@ import Synchronization
 /// Merging 100 stores' cursors for every limit-50 fetch costs a heap of 100 cursors; walking a merged order costs
 /// the 50 matches. An order stays valid while every store in it is the same store object, at the same position
 /// among the coordinator's stores, with the same contents (``SortedOrderStore/contentVersion``).
-final class MergedOrder: @unchecked Sendable {  // immutable once made
+final class MergedOrder: KeptOrder, @unchecked Sendable {  // immutable once made
     /// What the order was built from: each store object, its position, its contents.
     struct Stamp: Equatable {
         let instanceNumber: UInt64
@@ -20,9 +20,10 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
     let storeIndices: [Int32]
     /// The sort values of each record, prepared for comparing (`width` per record), for merging with other stores.
     let prepared: [SortValue]
-    let width: Int
-    /// The order's sort keys (`width` of them).
-    let sortKeys: [SortKey]
+    /// The order's sort keys.
+    let keys: [SortKey]
+    /// Sort values per record.
+    var width: Int { keys.count }
     var lastUse: Int
     /// Columns of the attributes predicates read, in this order's positions.
     let columns: RowColumns
@@ -33,8 +34,7 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         self.views = views
         self.storeIndices = storeIndices
         self.prepared = prepared
-        self.width = sortKeys.count
-        self.sortKeys = sortKeys
+        self.keys = sortKeys
         self.lastUse = lastUse
         self.columns = RowColumns(views: views, entities: entities)
     }
@@ -97,9 +97,7 @@ final class MergedOrder: @unchecked Sendable {  // immutable once made
         /// - Parameter objectIDColumn: as ``SortedOrderStore/makeCursor(_:key:objectIDColumn:)``.
         init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int, objectIDColumn: Bool = false) throws {
             self.order = order
-            let range = OrderRange.positions(
-                matching: predicate, keys: order.sortKeys, prepared: order.prepared, width: order.width,
-                count: order.views.count, columns: order.columns)
+            let range = order.positions(matching: predicate)
             self.scan = try PredicateScan(predicate, columns: order.columns, wholeScan: limit == 0, range: range)
             self.limit = limit
             self.rows = OrderRows(views: order.views,

@@ -369,28 +369,16 @@ extension PersistentStoreCoordinator {
 
     /// The count of a predicate that bounds an attribute (`start <= $NOW AND end > $NOW`) over several stores that
     /// keep sorted orders: the merged order by that attribute, walked over the range that can match (see
-    /// `OrderRange`), rather than a scan of every store. Nil when the predicate bounds no attribute.
-    ///
-    /// Each bounded attribute is tried in turn until one leaves less than a sixteenth of the order (so a second
-    /// merged order is made only when the first does not narrow much); the narrowest range is walked.
+    /// `OrderRange.narrowest(for:order:)`), rather than a scan of every store. Nil when no bounded attribute
+    /// narrows the walk.
     private func rangedCount(
         entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate, targets: [FetchTarget]
     ) throws -> Int? {
-        var best: (order: MergedOrder, size: Int)?
-        for key in OrderRange.boundedKeys(of: predicate) {
-            guard
-                let order = try? mergedOrder(
-                    entity: entity, entityNames: entityNames, sortKeys: [SortKey(key)], targets: targets)
-            else { continue }
-            let size = OrderRange.positions(
-                matching: predicate, keys: order.sortKeys, prepared: order.prepared, width: order.width,
-                count: order.views.count, columns: order.columns
-            ).count
-            if size < (best?.size ?? order.views.count + 1) { best = (order, size) }
-            if size < order.views.count / 16 { break }
+        let narrowest = OrderRange.narrowest(for: predicate) { key in
+            try? mergedOrder(entity: entity, entityNames: entityNames, sortKeys: [key], targets: targets)
         }
-        guard let best else { return nil }
-        var cursor = try MergedOrder.Cursor(order: best.order, predicate: predicate, limit: 0)
+        guard let narrowest else { return nil }
+        var cursor = try MergedOrder.Cursor(order: narrowest, predicate: predicate, limit: 0)
         return try cursor.skip(Int.max)
     }
 

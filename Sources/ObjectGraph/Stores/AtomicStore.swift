@@ -156,19 +156,10 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
                 entity: request.entity, entityNames: names, predicate: predicate, sortKeys: keys, limit: 0,
                 includesValues: false)
         }
-        var ranged: (key: SortKey, count: Int)?
-        for key in OrderRange.boundedKeys(of: predicate) {
-            let keys = [SortKey(key)]
-            guard let order = try? sortedOrder(keyed(keys), key: SortedOrder.Key(entityNames: names, sortKeys: keys))
-            else { continue }
-            let count = OrderRange.positions(
-                matching: predicate, keys: order.keys, prepared: order.prepared, width: 1,
-                count: order.views.count, columns: order.columns
-            ).count
-            if count < (ranged?.count ?? order.views.count) { ranged = (keys[0], count) }
-            if count < order.views.count / 16 { break }
+        let ranged = OrderRange.narrowest(for: predicate) { key in
+            try? sortedOrder(keyed([key]), key: SortedOrder.Key(entityNames: names, sortKeys: [key]))
         }
-        var cursor = try makeCursor(keyed(ranged.map { [$0.key] } ?? []))
+        var cursor = try makeCursor(keyed(ranged?.keys ?? []))
         var count = 0
         while try cursor.skip() { count += 1 }
         return count

@@ -16,6 +16,21 @@ import Foundation
 /// a constant; the second kind of bound is used only beside such a comparison, so those records are never matches.
 /// Anything else (other operators, `OR`, key paths, modifiers, options, mixed value types) leaves the whole order.
 enum OrderRange {
+    /// Of the orders by the attributes `predicate` bounds (`order` finds or makes each, nil when it cannot), the
+    /// one whose range that can match is narrowest, if any is narrower than its whole order: what a count walks.
+    /// The attributes are tried in turn until one leaves less than a sixteenth of its order, so a second order is
+    /// made only when the first does not narrow much.
+    static func narrowest<Order: KeptOrder>(for predicate: ObjectPredicate, order: (SortKey) -> Order?) -> Order? {
+        var best: (order: Order, size: Int)?
+        for key in boundedKeys(of: predicate) {
+            guard let candidate = order(SortKey(key)) else { continue }
+            let size = candidate.positions(matching: predicate).count
+            if size < (best?.size ?? candidate.views.count) { best = (candidate, size) }
+            if size < candidate.views.count / 16 { break }
+        }
+        return best?.order
+    }
+
     /// The positions of `count` records (sort values `prepared`, `width` per record) that can match `predicate`.
     static func positions(
         matching predicate: ObjectPredicate?, keys: [SortKey], prepared: [SortValue], width: Int, count: Int,
@@ -204,5 +219,23 @@ extension SortValue {
         case .number(.double(let number)): return number.isNaN ? nil : number
         default: return nil
         }
+    }
+}
+
+/// A sorted order kept between fetches (a store's own, or the coordinator's merge of several): its records, their
+/// prepared sort values (`keys.count` per record) and its columns, which ``OrderRange`` searches.
+protocol KeptOrder: AnyObject {
+    var views: [RecordView] { get }
+    var keys: [SortKey] { get }
+    var prepared: [SortValue] { get }
+    var columns: RowColumns { get }
+}
+
+extension KeptOrder {
+    /// The positions that can match `predicate` (see ``OrderRange``).
+    func positions(matching predicate: ObjectPredicate?) -> Range<Int> {
+        OrderRange.positions(
+            matching: predicate, keys: keys, prepared: prepared, width: keys.count,
+            count: views.count, columns: columns)
     }
 }

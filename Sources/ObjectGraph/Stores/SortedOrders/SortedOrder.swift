@@ -1,6 +1,7 @@
 /// Records in one order, with their sort values prepared for comparing (`keys.count` values per record).
 /// A class: a cache hit hands it out and marks its use without copying.
-final class SortedOrder: @unchecked Sendable {  // immutable but `lastUse`, which changes under the store's lock
+// @unchecked: immutable but `lastUse`, which changes under the store's lock.
+final class SortedOrder: KeptOrder, @unchecked Sendable {
     struct Key: Hashable {
         let entityNames: Set<String>
         let sortKeys: [SortKey]

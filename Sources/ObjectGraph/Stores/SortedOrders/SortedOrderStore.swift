@@ -35,10 +35,9 @@ extension SortedOrderStore {
                     entityNames: request.entityNames,
                     sortKeys: request.sortKeys))
         let wholeScan = request.limit == 0
-        let range = OrderRange.positions(
-            matching: request.predicate, keys: order.keys, prepared: order.prepared, width: order.keys.count,
-            count: order.views.count, columns: order.columns)
-        let scan = try PredicateScan(request.predicate, columns: order.columns, wholeScan: wholeScan, range: range)
+        let scan = try PredicateScan(
+            request.predicate, columns: order.columns, wholeScan: wholeScan,
+            range: order.positions(matching: request.predicate))
         let rows = OrderRows(
             views: order.views,
             objectIDs: objectIDColumn && wholeScan ? order.columns.objectIDs() : nil)
