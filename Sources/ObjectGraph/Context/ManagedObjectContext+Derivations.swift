@@ -13,6 +13,7 @@ extension ManagedObject {
     func setDerivedValue(_ value: Any?, slot index: Int) {
         captureSnapshot()
         slots[index] = value
+        touch(index)
         managedObjectContext?.noteChanged(self, notify: false)
     }
 }

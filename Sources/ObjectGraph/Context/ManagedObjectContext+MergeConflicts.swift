@@ -119,6 +119,7 @@ extension ManagedObjectContext {
             }
         }
         object.snapshot = committed
+        object.touchEverySlot()
         object.fetchedPropertyCache.removeAll()
         pending.refreshed.add(object)
     }

@@ -107,6 +107,7 @@ extension ManagedObjectContext {
         case let .set(object, index, old, new):
             object.captureSnapshot()
             object.slots[index] = forward ? new : old
+            object.touch(index)
             object.fetchedPropertyCache.removeAll()
             noteChanged(object, notify: true)
         case let .toManyInsert(object, index, target, position):
@@ -259,7 +260,10 @@ extension ManagedObjectContext {
         object.apply(record, in: self)
         if !local.isEmpty {
             object.captureSnapshot()
-            for (index, value) in local { object.slots[index] = value }
+            for (index, value) in local {
+                object.slots[index] = value
+                object.touch(index)
+            }
         }
         pending.refreshed.add(object)
     }

@@ -310,6 +310,7 @@ struct BatchRecordBuilder {
         object.slots.withUnsafeMutableBufferPointer { slots in
             for (slot, value) in attributeSlots { slots[slot] = value }
         }
+        object.touchEverySlot()
     }
 
     /// Checks a converted row against the model's rules (the positions in `problems` were reported already: their

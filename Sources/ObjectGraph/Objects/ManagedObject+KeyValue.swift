@@ -92,13 +92,58 @@ extension ManagedObject {
         return (property as? RelationshipDescription)?.isOrdered == true ? storage.objects : Set(storage.objects)
     }
 
-    /// The slots whose values differ from the snapshot.
+    /// The slots whose values differ from the snapshot, in ascending order.
     func changedSlots() -> [Int] {
         guard let snapshot else { return [] }
         var changed: [Int] = []
-        for index in slots.indices where !Self.slotValuesEqual(slots[index], snapshot[index]) { changed.append(index) }
+        forEachCandidateSlot { index in
+            if !Self.slotValuesEqual(slots[index], snapshot[index]) { changed.append(index) }
+            return true
+        }
+        assert(changed == slots.indices.filter { !Self.slotValuesEqual(slots[$0], snapshot[$0]) },
+               "a slot was written without being marked in touchedSlots")
         return changed
     }
+
+    /// Whether some slot differs from the snapshot (``changedSlots()`` is not empty), without listing them.
+    var hasChangedSlots: Bool {
+        guard let snapshot else { return false }
+        var found = false
+        forEachCandidateSlot { index in
+            found = !Self.slotValuesEqual(slots[index], snapshot[index])
+            return !found
+        }
+        return found
+    }
+
+    /// Calls `body` with each slot that may differ from the snapshot, in ascending order, until it returns false:
+    /// the slots written since the snapshot (``touchedSlots``) and the to-many slots, or every slot.
+    private func forEachCandidateSlot(_ body: (Int) -> Bool) {
+        var mask = touchedSlots
+        for index in slotLayout.toManySlots { mask |= Self.touchBit(index) }
+        if mask & Self.everySlotTouched != 0 {
+            for index in slots.indices where !body(index) { return }
+            return
+        }
+        while mask != 0 {
+            let index = mask.trailingZeroBitCount
+            guard body(index) else { return }
+            mask &= mask - 1
+        }
+    }
+
+    /// The bit of ``touchedSlots`` that stands for a slot.
+    @inline(__always)
+    static func touchBit(_ index: Int) -> UInt64 { index < 63 ? 1 << UInt64(index) : everySlotTouched }
+    /// The bit of ``touchedSlots`` that stands for every slot.
+    static var everySlotTouched: UInt64 { 1 << 63 }
+
+    /// Marks a slot as written since the snapshot; call it with every write of a slot after ``captureSnapshot()``.
+    @inline(__always)
+    func touch(_ index: Int) { touchedSlots |= Self.touchBit(index) }
+
+    /// Marks every slot as written since the snapshot (values written wholesale, or a new snapshot put under them).
+    func touchEverySlot() { touchedSlots |= Self.everySlotTouched }
 
     static func slotValuesEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
         if let lhs, let rhs, let equal = sameTypeValuesEqual(lhs, rhs) { return equal }
@@ -230,6 +275,7 @@ extension ManagedObject {
             captureSnapshot()
             slots[index] = value
         }
+        touch(index)
         managedObjectContext?.noteChanged(self, notify: false)
     }
 
@@ -346,6 +392,7 @@ extension ManagedObject {
         } else {
             slots[index] = consume value
         }
+        touch(index)
         if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
         // An inserted object is saved whole; only saved objects are tracked as changed (and new ones reported to
         // the context's observers).
@@ -376,6 +423,7 @@ extension ManagedObject {
             if let storage = copy[index] as? ToManyStorage { copy[index] = storage.copy() }
         }
         snapshot = copy
+        touchedSlots = 0
     }
 
     // MARK: Fetched properties

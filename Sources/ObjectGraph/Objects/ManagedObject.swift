@@ -41,6 +41,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The values as last read from or saved to the store, captured on the first change since then.
     @exclusivity(unchecked)
     var snapshot: [Any?]?
+    /// The slots written since ``snapshot`` was captured, one bit per slot below 63; bit 63 stands for every slot
+    /// (a later slot was written, or values were written wholesale). Only these slots, and to-many slots (their
+    /// storage changes in place), can differ from the snapshot: finding an object's changes compares them alone.
+    /// Comparing every slot of every changed object was half of a child context's save.
+    @exclusivity(unchecked)
+    var touchedSlots: UInt64 = 0
     @exclusivity(unchecked)
     var storage: StorageState = .loaded
     @exclusivity(unchecked)
@@ -155,7 +161,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object's data is gone: its store was removed or another context deleted it.
     public var isInvalid: Bool { storage == .invalid }
     /// Whether saved values changed since they were read.
-    public var isUpdated: Bool { !isInsertedFlag && !isDeletedFlag && snapshot != nil && !changedSlots().isEmpty }
+    public var isUpdated: Bool { !isInsertedFlag && !isDeletedFlag && hasChangedSlots }
     /// Whether the object is inserted, updated or deleted.
     public var hasChanges: Bool { isInsertedFlag || isDeletedFlag || isUpdated }
 
