@@ -57,7 +57,7 @@ struct PendingNotification {
     /// those still inserted. A plain list, since inserting an object must stay cheap and most contexts have no
     /// observer to build events for.
     var inserted: [ManagedObject] = []
-    var updated = ObjectList()
+    var updated = PositionedObjectList(.pendingUpdate)
     var deleted = ObjectList()
     var refreshed = ObjectList()
     var invalidated = ObjectList()

@@ -21,6 +21,7 @@ extension ManagedObjectContext {
         fulfillFault(of: object)
         object.prepareForDeletion()
         object.isDeletedFlag = true
+        changeGeneration &+= 1
         let wasInserted = object.isInsertedFlag
         if wasInserted {
             inserted.remove(object)

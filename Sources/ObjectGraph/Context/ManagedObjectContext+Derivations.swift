@@ -1,9 +1,9 @@
 extension ManagedObjectContext {
     /// Recomputes derived attributes before a save validates its changes (see ``DerivedAttributeDescription``):
     /// those of inserted and updated objects, and of the objects a changed object feeds.
-    func recomputeDerivedAttributes() {
+    func recomputeDerivedAttributes(updated: [ManagedObject]) {
         guard let derivations = persistentStoreCoordinator.managedObjectModel.derivations else { return }
-        derivations.recompute(changed: inserted.objects + changed.objects.filter(\.isUpdated) + deleted.objects)
+        derivations.recompute(changed: inserted.objects + updated + deleted.objects)
     }
 }
 

@@ -155,10 +155,13 @@ extension ManagedObjectContext {
         if parent.isRecordingUndo {
             parent.openGroup.reserveCapacity(parent.openGroup.count + newObjects.count + updatedObjects.count)
         }
+        // Every updated object joins the parent's lists of changed objects: grown once, not by doubling.
+        parent.changed.reserveCapacity(parent.changed.count + updatedObjects.count)
+        parent.pending.updated.reserveCapacity(parent.pending.updated.count + updatedObjects.count)
         for (position, target) in targets.enumerated() {
             let object = updatedObjects[position]
             let kinds = object.slotLayout.kinds
-            for index in updates.slots[position] where !kinds[index].isFetched {
+            for index in updates.slots(at: position) where !kinds[index].isFetched {
                 target.setValueTracked(parent.counterpart(of: object.slots[index], kind: kinds[index]), slot: index)
             }
         }

@@ -23,15 +23,25 @@ extension ManagedObjectContext {
             return
         }
         post(.willSave)
-        for object in inserted.objects + changed.objects.filter(\.isUpdated) + deleted.objects {
+        // Which objects changed and which of their properties: willSave(), derived attributes, validation, the
+        // push into a parent and the first save plan all need them. They are found once, and again only when
+        // willSave() or a derived attribute changed something (comparing values with snapshots is a save's
+        // largest per-object cost).
+        var updates = updatedObjectsAndSlots()
+        var generation = changeGeneration
+        func findUpdatesAgainIfChanged() {
+            guard changeGeneration != generation else { return }
+            updates = updatedObjectsAndSlots()
+            generation = changeGeneration
+        }
+        for object in inserted.objects + updates.objects + deleted.objects {
             object.willSave()
         }
         processPendingChanges()
-        recomputeDerivedAttributes()
-        // Which objects changed and which of their properties, found once (after derived values are recomputed):
-        // validation, the push into a parent and the first save plan all need them, and comparing every slot with
-        // its snapshot is a save's largest per-object cost.
-        let updates = updatedObjectsAndSlots()
+        findUpdatesAgainIfChanged()
+        recomputeDerivedAttributes(updated: updates.objects)
+        findUpdatesAgainIfChanged()
+        assert(updates.isSame(as: updatedObjectsAndSlots()), "a change to a saved object did not move changeGeneration")
         try validateChanges(updated: updates.objects)
         if let parent {
             try push(into: parent, updates: updates)
@@ -85,18 +95,37 @@ extension ManagedObjectContext {
 
     /// The saved objects with unsaved changes (``ManagedObject/isUpdated``), each with the slots that changed.
     struct Updates {
-        var objects: [ManagedObject] = []
-        var slots: [[Int]] = []
+        private(set) var objects: [ManagedObject] = []
+        /// The changed slots of every object, one object's after another's (an array per object was a tenth of a
+        /// child context's save): those of `objects[i]` end at `ends[i]`.
+        private var changedSlots: [Int] = []
+        private var ends: [Int] = []
+
+        /// The changed slots of `objects[position]`, in ascending order.
+        func slots(at position: Int) -> ArraySlice<Int> {
+            changedSlots[(position == 0 ? 0 : ends[position - 1])..<ends[position]]
+        }
+
+        /// Lists `object` with its changed slots, unless it has none.
+        mutating func addIfChanged(_ object: ManagedObject) {
+            let start = changedSlots.count
+            object.appendChangedSlots(to: &changedSlots)
+            guard changedSlots.count > start else { return }
+            objects.append(object)
+            ends.append(changedSlots.count)
+        }
+
+        /// Whether both list the same objects with the same slots.
+        func isSame(as other: Updates) -> Bool {
+            objects.elementsEqual(other.objects, by: ===) && changedSlots == other.changedSlots && ends == other.ends
+        }
     }
 
     /// The objects ``updatedObjects`` holds, in the order they changed, with their changed slots.
     func updatedObjectsAndSlots() -> Updates {
         var updates = Updates()
         for object in changed.objects where !object.isInsertedFlag && !object.isDeletedFlag {
-            let slots = object.changedSlots()
-            guard !slots.isEmpty else { continue }
-            updates.objects.append(object)
-            updates.slots.append(slots)
+            updates.addIfChanged(object)
         }
         return updates
     }
@@ -332,10 +361,9 @@ extension ManagedObjectContext {
             forget(object)
             object.managedObjectContext = nil
         }
-        for object in changed.objects { object.snapshot = nil }
         inserted.removeAll()
         deleted.removeAll()
-        changed.removeAll()
+        changed.removeAll { $0.snapshot = nil }
         assignedStores.removeAll()
         pending = PendingNotification()
         for objects in [newObjects, updated, deletedObjects] {

@@ -33,11 +33,11 @@ public final class ManagedObjectContext {
     // runtime's exclusivity checks on them are turned off: the context is confined to one isolation domain, and
     // their mutations (the lists' own methods) call nothing outside the list, so no accesses overlap.
     @exclusivity(unchecked)
-    var inserted = InsertedObjectList()
+    var inserted = PositionedObjectList(.inserted)
     @exclusivity(unchecked)
     var deleted = ObjectList()
     @exclusivity(unchecked)
-    var changed = ObjectList()
+    var changed = PositionedObjectList(.changed)
     /// Objects deleted while inserted (they leave the context at the next save or rollback unless the deletion is
     /// undone), so that neither has to look through every registered object for them. An undone deletion leaves its
     /// object listed (the save and rollback check the flags), so a redone one needs no new entry: only the save,
@@ -45,8 +45,12 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
     var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
+    // The undo lists too: every change appends to the open group and looks at the redo stack.
+    @exclusivity(unchecked)
     var undoStack: [UndoGroup] = []
+    @exclusivity(unchecked)
     var redoStack: [UndoGroup] = []
+    @exclusivity(unchecked)
     var openGroup: [UndoOperation] = []
     /// The action name given to the open group (see ``setActionName(_:)``).
     var openActionName = ""
@@ -58,6 +62,11 @@ public final class ManagedObjectContext {
     }
     @exclusivity(unchecked)
     var pending = PendingNotification()
+    /// Counts the changes that may change which saved objects are updated, and how: a value of a saved object
+    /// noted as changed (``noteChanged(_:notify:)``), an insertion, a deletion. A save finds its updated objects
+    /// once and looks again only when this moved (a `willSave()` or a derived attribute changed something).
+    @exclusivity(unchecked)
+    var changeGeneration = 0
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int
     /// The entity and class of the last fault made: a fetch makes many of one entity in a row.
@@ -175,6 +184,7 @@ public final class ManagedObjectContext {
         registered[object.objectID] = object
         inserted.add(object)
         pending.inserted.append(object)
+        changeGeneration &+= 1
         recordUndo(.insert(object))
         object.awakeFromInsert()
     }
@@ -346,6 +356,7 @@ public final class ManagedObjectContext {
 
     /// Records that an object changed (for `updatedObjects` and the next objects-did-change event).
     func noteChanged(_ object: ManagedObject, notify: Bool) {
+        changeGeneration &+= 1
         guard object.managedObjectContext === self else { return }
         if !object.isInsertedFlag { changed.add(object) }
         if notify, !object.isDeletedFlag, !object.isInsertedFlag || link.isObserved { pending.updated.add(object) }
@@ -436,44 +447,88 @@ struct ObjectList {
     }
 }
 
-/// The context's inserted objects in the order they were added. Each object keeps its own position here
-/// (``ManagedObject/insertedPosition``; an object lives in one context), so adding and removing an object need no
-/// hash table: hashing every new object was a twentieth of inserting objects through a context.
-struct InsertedObjectList {
+/// Objects in the order they were added, each keeping its own position in the list (see
+/// ``ManagedObject/ListPositions``): adding and removing an object need no hash table. A context's inserted and
+/// changed objects, and the changed objects of its next event, are listed this way: hashing every new object was
+/// a twentieth of inserting objects through a context, and hashing every changed object (twice) a tenth of a child
+/// context's save. An object lives in one context, so one position per kind of list is enough; a position left
+/// behind by a list that was dropped is recognised as stale (the list holds another object there, or none).
+struct PositionedObjectList {
+    /// Which of an object's positions this list uses.
+    enum Kind {
+        case inserted, changed, pendingUpdate
+    }
+
+    let kind: Kind
     private var items: [ManagedObject?] = []
     private(set) var count = 0
 
+    init(_ kind: Kind) { self.kind = kind }
+
     var isEmpty: Bool { count == 0 }
 
+    @inline(__always)
+    private func position(of object: ManagedObject) -> Int {
+        switch kind {
+        case .inserted: object.listPositions.inserted
+        case .changed: object.listPositions.changed
+        case .pendingUpdate: object.listPositions.pendingUpdate
+        }
+    }
+
+    @inline(__always)
+    private func setPosition(_ position: Int, of object: ManagedObject) {
+        switch kind {
+        case .inserted: object.listPositions.inserted = position
+        case .changed: object.listPositions.changed = position
+        case .pendingUpdate: object.listPositions.pendingUpdate = position
+        }
+    }
+
     func contains(_ object: ManagedObject) -> Bool {
-        let position = object.insertedPosition
+        let position = position(of: object)
         return position >= 0 && position < items.count && items[position] === object
     }
 
     mutating func add(_ object: ManagedObject) {
         guard !contains(object) else { return }
-        object.insertedPosition = items.count
+        setPosition(items.count, of: object)
         items.append(object)
         count += 1
     }
 
     mutating func remove(_ object: ManagedObject) {
         guard contains(object) else { return }
-        items[object.insertedPosition] = nil
-        object.insertedPosition = -1
+        items[position(of: object)] = nil
+        setPosition(-1, of: object)
         count -= 1
         if count == 0 {
             items.removeAll()
         } else if items.count > 32, items.count > 2 * count {
             items = items.filter { $0 != nil }
-            for (position, object) in items.enumerated() { object!.insertedPosition = position }
+            for (position, object) in items.enumerated() { setPosition(position, of: object!) }
         }
     }
 
     mutating func removeAll() {
-        for case let object? in items { object.insertedPosition = -1 }
+        removeAll { _ in }
+    }
+
+    /// Empties the list, calling `body` with each object it held, in order.
+    mutating func removeAll(_ body: (ManagedObject) -> Void) {
+        for case let object? in items {
+            setPosition(-1, of: object)
+            body(object)
+        }
         items.removeAll()
         count = 0
+    }
+
+    /// Makes room for `capacity` objects in all.
+    mutating func reserveCapacity(_ capacity: Int) { items.reserveCapacity(capacity) }
+
+    mutating func formUnion(_ objects: [ManagedObject]) {
+        for object in objects { add(object) }
     }
 
     /// The objects in the order they were added.

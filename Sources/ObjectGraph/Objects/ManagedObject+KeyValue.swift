@@ -94,15 +94,21 @@ extension ManagedObject {
 
     /// The slots whose values differ from the snapshot, in ascending order.
     func changedSlots() -> [Int] {
-        guard let snapshot else { return [] }
         var changed: [Int] = []
+        appendChangedSlots(to: &changed)
+        return changed
+    }
+
+    /// Appends ``changedSlots()`` to `list`, so that a save lists every object's changes in one array.
+    func appendChangedSlots(to list: inout [Int]) {
+        guard let snapshot else { return }
+        let start = list.count
         forEachCandidateSlot { index in
-            if !Self.slotValuesEqual(slots[index], snapshot[index]) { changed.append(index) }
+            if !Self.slotValuesEqual(slots[index], snapshot[index]) { list.append(index) }
             return true
         }
-        assert(changed == slots.indices.filter { !Self.slotValuesEqual(slots[$0], snapshot[$0]) },
+        assert(list[start...].elementsEqual(slots.indices.filter { !Self.slotValuesEqual(slots[$0], snapshot[$0]) }),
                "a slot was written without being marked in touchedSlots")
-        return changed
     }
 
     /// Whether some slot differs from the snapshot (``changedSlots()`` is not empty), without listing them.

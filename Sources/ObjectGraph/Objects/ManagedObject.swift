@@ -55,9 +55,31 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var isInsertedFlag = false
     @exclusivity(unchecked)
     var isDeletedFlag = false
-    /// The object's position in its context's list of inserted objects (see `InsertedObjectList`); -1 for none.
+    /// The object's positions in its context's lists of objects (see `PositionedObjectList`).
     @exclusivity(unchecked)
-    var insertedPosition = -1
+    var listPositions = ListPositions()
+
+    /// An object's positions in its context's lists; -1 for none. 32 bits each: a list holds fewer than 2^31
+    /// objects, and the three fit in the space of two words.
+    struct ListPositions {
+        private var storage: (Int32, Int32, Int32) = (-1, -1, -1)
+
+        /// In the list of inserted objects.
+        var inserted: Int {
+            get { Int(storage.0) }
+            set { storage.0 = Int32(truncatingIfNeeded: newValue) }
+        }
+        /// In the list of changed objects.
+        var changed: Int {
+            get { Int(storage.1) }
+            set { storage.1 = Int32(truncatingIfNeeded: newValue) }
+        }
+        /// In the list of objects updated since the context's last event.
+        var pendingUpdate: Int {
+            get { Int(storage.2) }
+            set { storage.2 = Int32(truncatingIfNeeded: newValue) }
+        }
+    }
     @exclusivity(unchecked)
     var fetchedPropertyCache: [String: [ManagedObject]] = [:]
     /// The batch of a fetch with a batch size this fault belongs to; firing the fault fills the whole batch.
