@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import Testing
+
 @testable import ObjectGraphTestSupport
 
 /// `willSave()` as Core Data documents it: called on each inserted, updated and deleted object before the save,
@@ -39,10 +40,12 @@ struct WillSaveTests {
         let coordinator: PersistentStoreCoordinator
 
         init(_ kind: StoreKind) throws {
-            let note = EntityDescription(name: "Note", properties: [
-                AttributeDescription(name: "title", type: .string),
-                AttributeDescription(name: "edits", type: .integer64, defaultValue: 0),
-            ], managedObjectClassName: "WillSaveTests.StampedNote")
+            let note = EntityDescription(
+                name: "Note",
+                properties: [
+                    AttributeDescription(name: "title", type: .string),
+                    AttributeDescription(name: "edits", type: .integer64, defaultValue: 0),
+                ], managedObjectClassName: "WillSaveTests.StampedNote")
             ManagedObjectClassRegistry.register(StampedNote.self, forClassName: "WillSaveTests.StampedNote")
             coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [note]))
             try coordinator.addPersistentStore(type: kind.type, at: kind.url("notes", in: folder))
@@ -56,9 +59,10 @@ struct WillSaveTests {
         /// Every note as a fresh context reads it from the store: title and edits, by title.
         func saved() throws -> [String: Int] {
             let notes = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Note"))
-            return Dictionary(uniqueKeysWithValues: notes.map {
-                ($0.value(forKey: "title") as? String ?? "", $0.value(forKey: "edits") as? Int ?? -1)
-            })
+            return Dictionary(
+                uniqueKeysWithValues: notes.map {
+                    ($0.value(forKey: "title") as? String ?? "", $0.value(forKey: "edits") as? Int ?? -1)
+                })
         }
 
         func note(_ title: String, in context: ManagedObjectContext) throws -> ManagedObject {
@@ -66,19 +70,23 @@ struct WillSaveTests {
             request.predicate = try ObjectPredicate(format: "title == %@", title)
             return try #require(try context.fetch(request).first)
         }
+
+        /// Gives the note titled `old` the title `new` in `context`, and saves the context.
+        func retitleAndSave(_ old: String, to new: String, in context: ManagedObjectContext) throws {
+            try note(old, in: context).setValue(new, forKey: "title")
+            try context.save()
+        }
     }
 
     @Test(arguments: StoreKind.all)
     func valuesSetInWillSaveAreSavedWithTheChange(kind: StoreKind) throws {
         let store = try Store(kind)
         let context = ManagedObjectContext(coordinator: store.coordinator)
-        try store.note("first", in: context).setValue("  renamed ", forKey: "title")
-        try context.save()
+        try store.retitleAndSave("first", to: "  renamed ", in: context)
         #expect(try store.saved() == ["renamed": 1, "other": 0, "third": 0])
         #expect(!context.hasChanges)
         // The next save of the same object counts again: the first save's changes were settled.
-        try store.note("renamed", in: context).setValue("renamed twice", forKey: "title")
-        try context.save()
+        try store.retitleAndSave("renamed", to: "renamed twice", in: context)
         #expect(try store.saved() == ["renamed twice": 2, "other": 0, "third": 0])
     }
 
@@ -100,8 +108,7 @@ struct WillSaveTests {
     func aDeletionMadeInWillSaveIsSaved(kind: StoreKind) throws {
         let store = try Store(kind)
         let context = ManagedObjectContext(coordinator: store.coordinator)
-        try store.note("first", in: context).setValue("drop other", forKey: "title")
-        try context.save()
+        try store.retitleAndSave("first", to: "drop other", in: context)
         #expect(try store.saved() == ["drop other": 1, "third": 0])
         #expect(context.deletedObjects.isEmpty && !context.hasChanges)
     }

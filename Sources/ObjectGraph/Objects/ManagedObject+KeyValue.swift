@@ -107,8 +107,9 @@ extension ManagedObject {
             if !Self.slotValuesEqual(slots[index], snapshot[index]) { list.append(index) }
             return true
         }
-        assert(list[start...].elementsEqual(slots.indices.filter { !Self.slotValuesEqual(slots[$0], snapshot[$0]) }),
-               "a slot was written without being marked in touchedSlots")
+        assert(
+            list[start...].elementsEqual(slots.indices.filter { !Self.slotValuesEqual(slots[$0], snapshot[$0]) }),
+            "a slot was written without being marked in touchedSlots")
     }
 
     /// Whether some slot differs from the snapshot (``changedSlots()`` is not empty), without listing them.
