@@ -33,6 +33,40 @@ struct UndoAcrossSavesTests {
         #expect(try fixture.context().all("Session")[0].value(forKey: "title") as? String == "New")
     }
 
+    /// An undone group is redone as it was undone, and undone again: each undo or redo records what it replaced.
+    /// Two changes of one value in a group come back in order; a value set without undo registration
+    /// (`setPrimitiveValue`) after the group is what redo puts back, since undo recorded the value it replaced,
+    /// as Core Data's undo manager registers the inverse of each undo.
+    @Test func undoAndRedoSwapValuesBackAndForth() throws {
+        let fixture = Fixture(.inMemory)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a", title: "A")
+        try context.save()
+        context.processPendingChanges()
+        session.setValue("B", forKey: "title")
+        session.setValue("C", forKey: "title")
+        session.setValue(90, forKey: "duration")
+        context.processPendingChanges()
+        func state() -> [String] {
+            [session.value(forKey: "title") as? String ?? "-", "\(session.value(forKey: "duration") ?? "-")"]
+        }
+        #expect(state() == ["C", "90"])
+        for _ in 0..<2 {
+            context.undo()
+            #expect(state() == ["A", "30"])
+            #expect(!context.hasChanges)
+            context.redo()
+            #expect(state() == ["C", "90"])
+            #expect(context.hasChanges)
+        }
+        session.setPrimitiveValue("D", forKey: "title")
+        context.undo()
+        #expect(state() == ["A", "30"])
+        context.redo()
+        #expect(state() == ["D", "90"])
+    }
+
     @Test(arguments: StoreKind.all)
     func undoingASavedInsertionDeletesTheObjectAndUndoingASavedDeletionInsertsIt(kind: StoreKind) throws {
         let fixture = Fixture(kind)

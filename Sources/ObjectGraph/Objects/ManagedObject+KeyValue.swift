@@ -393,9 +393,10 @@ extension ManagedObject {
         captureSnapshot()
         let context = managedObjectContext
         if let context, context.isRecordingUndo {
-            let old = slots[index]
-            slots[index] = copy value
-            context.recordUndo(.set(self, index, old: old, new: value))
+            // The old value moves from the slot into the undo operation, uncopied.
+            var old = consume value
+            swap(&slots[index], &old)
+            context.recordUndo(.set(self, index, other: old))
         } else {
             slots[index] = consume value
         }
