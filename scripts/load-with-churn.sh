@@ -42,10 +42,10 @@
 #     through gdb when gdb can attach; the check is skipped otherwise) at the same point: at most the start-up
 #     figure + 32 MiB. Measured: 1.6 MiB after start-up; 6.9, 8.3 and 9.0 MiB after 30, 60 and 120 s (levelling
 #     off; the personal store gained 450-1,800 favourites); 2.2 MiB after 90 s of churn alone (25 MiB before the
-#     daemon stopped keeping changes of conferences no file serves). The bound was 16 MiB: a CI log of this machine
-#     from before session 18 shows 1,124 requests/s and 15.7 MiB at the end. Since session 18's load generator
-#     stopped scanning every reply byte by byte, the CI size serves 1,660-1,800 requests/s and ends at 21.1-23.1
-#     MiB (2,500-2,800 favourites), with session 19's code and with the code it started from alike. Sampled every 4 s through a 60 s run, the heap in use levels at 36-49 MiB under load and
+#     daemon stopped keeping changes of conferences no file serves). The bound was 16 MiB: an earlier CI log of this
+#     machine shows 1,124 requests/s and 15.7 MiB at the end. The CI size now serves 1,660-1,800 requests/s (likely
+#     since session 18's load generator stopped scanning every reply byte by byte) and ends at 21.1-23.1 MiB
+#     (2,500-2,800 favourites), with session 19's code and with the code it started from alike. Sampled every 4 s through a 60 s run, the heap in use levels at 36-49 MiB under load and
 #     falls to 13 MiB at the end: bounded, not growing with the requests. Not yet broken down; the candidates are
 #     the caches that keep what requests asked for, up to their limits: the reply cache (256 replies, kept when
 #     stale as the last known answer), the wire objects of attached stores (up to 200,000), SQLite's page cache.
