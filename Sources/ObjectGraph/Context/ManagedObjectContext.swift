@@ -45,12 +45,8 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
     var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
-    // The undo lists too: every change appends to the open group and looks at the redo stack.
-    @exclusivity(unchecked)
     var undoStack: [UndoGroup] = []
-    @exclusivity(unchecked)
     var redoStack: [UndoGroup] = []
-    @exclusivity(unchecked)
     var openGroup: [UndoOperation] = []
     /// The action name given to the open group (see ``setActionName(_:)``).
     var openActionName = ""
@@ -65,7 +61,6 @@ public final class ManagedObjectContext {
     /// Counts the changes that may change which saved objects are updated, and how: a value of a saved object
     /// noted as changed (``noteChanged(_:notify:)``), an insertion, a deletion. A save finds its updated objects
     /// once and looks again only when this moved (a `willSave()` or a derived attribute changed something).
-    @exclusivity(unchecked)
     var changeGeneration = 0
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int

@@ -45,7 +45,6 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// (a later slot was written, or values were written wholesale). Only these slots, and to-many slots (their
     /// storage changes in place), can differ from the snapshot: finding an object's changes compares them alone.
     /// Comparing every slot of every changed object was half of a child context's save.
-    @exclusivity(unchecked)
     var touchedSlots: UInt64 = 0
     @exclusivity(unchecked)
     var storage: StorageState = .loaded
