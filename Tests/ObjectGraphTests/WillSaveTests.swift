@@ -113,6 +113,33 @@ struct WillSaveTests {
         #expect(context.deletedObjects.isEmpty && !context.hasChanges)
     }
 
+    /// Slots past the 63rd share one bit of the object's written-slots mask: a change there is still found, and
+    /// the slots before it that were not written are not reported.
+    @Test func aChangeToTheSeventiethPropertyIsFoundAndSaved() throws {
+        let entity = EntityDescription(
+            name: "Wide",
+            properties: (0..<70).map {
+                AttributeDescription(name: "p\($0)", type: .integer64, defaultValue: 0)
+            })
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [entity]))
+        try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let object = context.insertNewObject(forEntityName: "Wide")
+        try context.save()
+        object.setValue(7, forKey: "p69")
+        object.setValue(3, forKey: "p5")
+        #expect(Set(object.changedValues().keys) == ["p5", "p69"])
+        #expect(context.updatedObjects == [object])
+        try context.save()
+        let saved = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Wide"))
+        #expect(saved.first?.value(forKey: "p69") as? Int == 7)
+        #expect(saved.first?.value(forKey: "p5") as? Int == 3)
+        object.setValue(0, forKey: "p69")
+        object.setValue(0, forKey: "p69")
+        object.setValue(7, forKey: "p69")
+        #expect(!object.isUpdated && !context.hasChanges)
+    }
+
     @Test func aChildPushesWhatItsWillSaveChanged() throws {
         let store = try Store(.inMemory)
         let parent = ManagedObjectContext(coordinator: store.coordinator)
