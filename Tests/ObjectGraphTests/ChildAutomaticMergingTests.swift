@@ -101,6 +101,47 @@ struct ChildAutomaticMergingTests {
         #expect(try fixture.context().all("Session").count == 2)
     }
 
+    /// A sibling deletes the room: the parent's nullify rule clears the sessions' `room`, which the sibling never
+    /// touched. A child that merges sees those sessions without a room, not a room that no longer exists.
+    @Test(arguments: StoreKind.all)
+    func relationshipsTheParentsDeleteRulesNullifyReachAChildThatMerges(kind: StoreKind) throws {
+        let fixture = try Self.savedFixture(kind)
+        let parent = fixture.context()
+        let editor = ManagedObjectContext(parent: parent)
+        let viewer = ManagedObjectContext(parent: parent)
+        viewer.automaticallyMergesChangesFromParent = true
+        let bystander = ManagedObjectContext(parent: parent)
+        let viewerA = try Self.session("a", in: viewer)
+        let viewerB = try Self.session("b", in: viewer)
+        let bystanderA = try Self.session("a", in: bystander)
+        let viewerRoom = try #require(viewerA.value(forKey: "room") as? ManagedObject)
+        #expect(bystanderA.value(forKey: "room") != nil)
+        var heard: [ObjectsDidChange] = []
+        let token = viewer.addObserver { event in
+            if case .objectsDidChange(let change) = event { heard.append(change) }
+        }
+        defer { viewer.removeObserver(token) }
+
+        editor.delete(try #require(try editor.all("Room").first))
+        try editor.save()
+
+        #expect(viewerA.value(forKey: "room") == nil)
+        #expect(viewerB.value(forKey: "room") == nil)
+        #expect(viewer.registeredObject(for: viewerRoom.objectID) == nil)
+        // Merged, not changed: the viewer has nothing of its own to save.
+        #expect(!viewerA.hasChanges && !viewerB.hasChanges && !viewer.hasChanges)
+        #expect(Set(heard.flatMap(\.refreshed).map(\.objectID)) == [viewerA.objectID, viewerB.objectID])
+        #expect(heard.flatMap(\.deleted).map(\.objectID) == [viewerRoom.objectID])
+        // A child that does not merge keeps what it read until it refreshes.
+        #expect(bystanderA.value(forKey: "room") != nil)
+        // The stores still hold the room until the parent saves; then the sessions are saved without it.
+        #expect(try fixture.context().all("Room").count == 1)
+        try parent.save()
+        let saved = try fixture.context().all("Session")
+        #expect(saved.count == 2 && saved.allSatisfy { $0.value(forKey: "room") == nil })
+        #expect(try fixture.context().all("Room").isEmpty)
+    }
+
     @Test func aChildDoesNotMergeItsOwnSaveNorOtherTopContextsSaves() throws {
         let fixture = try Self.savedFixture(.sqlite)
         let parent = fixture.context()
