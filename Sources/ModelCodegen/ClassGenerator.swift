@@ -154,8 +154,10 @@ public struct ClassGenerator {
                 if relationship.isToMany {
                     accessors += toManyAccessors(relationship, className: className, destination: destination)
                 }
+            case let fetched as FetchedPropertyDescription:
+                body += "\n" + fetchedProperty(fetched, destination: try destinationClass(of: fetched, in: entity))
             default:
-                continue  // fetched properties: read them with value(forKey:)
+                continue
             }
         }
         return "extension \(className) {\n\(body)}\n" + accessors
@@ -235,6 +237,36 @@ public struct ClassGenerator {
             return Self.className(of: destination)
         }
         return superclassName(of: destination)
+    }
+
+    // MARK: Fetched properties
+
+    /// The class a fetched property's results are read as: its destination entity's, as for a relationship.
+    private func destinationClass(of fetched: FetchedPropertyDescription, in entity: EntityDescription)
+        throws(CodegenError) -> String
+    {
+        guard let destination = file.model.entitiesByName[fetched.destinationEntityName] else {
+            throw CodegenError(
+                file: fileName,
+                message: "fetched property \(fetched.name) of entity \(entity.name) fetches entity "
+                    + "\(fetched.destinationEntityName), which the model does not have")
+        }
+        if isGenerated(destination) || destination.managedObjectClassName != "ManagedObject" {
+            return Self.className(of: destination)
+        }
+        return superclassName(of: destination)
+    }
+
+    /// A fetched property: read-only, an array in the property's sort order (Core Data's `NSArray`).
+    private func fetchedProperty(_ fetched: FetchedPropertyDescription, destination: String) -> String {
+        return """
+                /// Fetched property `\(fetched.name)`: the `\(fetched.destinationEntityName)` objects its request finds,
+                /// fetched when first read and kept until the object is refreshed.
+                \(access)var \(Self.escaped(fetched.name)): [\(destination)] {
+                    fetchedObjects(forKey: \(Self.literal(fetched.name)), as: \(destination).self)
+                }
+
+            """
     }
 
     private func relationshipProperty(_ relationship: RelationshipDescription, destination: String) -> String {

@@ -142,6 +142,37 @@ struct GeneratedClassTests {
         #expect(items.map(\.title) == ["Chair", "Manual"] && items.last.map { $0 is Book } == true)
     }
 
+    /// Shelf's fetched property `longBooks` (books on the shelf with at least 100 pages) is a read-only `[Book]`,
+    /// fetched when first read and kept until the shelf is refreshed, as Core Data's fetched properties are.
+    @Test func fetchedPropertiesReadAsTypedArrays() throws {
+        let (context, coordinator) = try Self.makeContext()
+        let shelf = try #require(context.insertNewObject(forEntityName: "Shelf") as? Shelf)
+        shelf.label = "A"
+        let other = try #require(context.insertNewObject(forEntityName: "Shelf") as? Shelf)
+        other.label = "B"
+        for (title, pages, place) in [("Atlas", 300, shelf), ("Leaflet", 12, shelf), ("Novel", 250, other)] {
+            let book = try #require(context.insertNewObject(forEntityName: "Book") as? Book)
+            book.title = title
+            book.pages = Int32(pages)
+            book.shelf = place
+        }
+        try context.save()
+
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        let request = Shelf.fetchRequest()
+        request.predicate = try ObjectPredicate(format: "label == 'A'")
+        let read = try #require(try reader.fetch(request).first)
+        let longBooks: [Book] = read.longBooks
+        #expect(longBooks.map(\.title) == ["Atlas"])
+        // Kept, as Core Data keeps a fetched property's results, until the object is refreshed.
+        let leaflet = try #require(try reader.fetch(Book.fetchRequest()).first { $0.title == "Leaflet" })
+        leaflet.pages = 120
+        try reader.save()
+        #expect(read.longBooks.map(\.title) == ["Atlas"])
+        reader.refresh(read, mergeChanges: false)
+        #expect(Set(read.longBooks.map(\.title)) == ["Atlas", "Leaflet"])
+    }
+
     @Test func categoryEntitiesKeepTheirHandWrittenClass() throws {
         let (context, _) = try Self.makeContext()
         let remark = try #require(context.insertNewObject(forEntityName: "Remark") as? Remark)

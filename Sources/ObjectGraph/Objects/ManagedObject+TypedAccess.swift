@@ -84,6 +84,17 @@ extension ManagedObject {
         objects(forKey: key).map { Self.cast($0, to: T.self, key: key) }
     }
 
+    /// The results of a fetched property as `T`, in the property's sort order: fetched when first read and kept
+    /// until the object is refreshed or turned into a fault (see ``FetchedPropertyDescription``).
+    ///
+    /// - Precondition: the entity has a fetched property named `key`, and its results' class is `T` or a subclass.
+    public func fetchedObjects<T: ManagedObject>(forKey key: String, as type: T.Type = T.self) -> [T] {
+        guard let property = entity.propertiesByName[key] as? FetchedPropertyDescription else {
+            preconditionFailure("entity '\(entity.name)' has no fetched property named '\(key)'")
+        }
+        return fetchedValue(property).map { Self.cast($0, to: T.self, key: key) }
+    }
+
     private static func cast<T: ManagedObject>(_ object: ManagedObject, to type: T.Type, key: String) -> T {
         guard let typed = object as? T else {
             preconditionFailure(
