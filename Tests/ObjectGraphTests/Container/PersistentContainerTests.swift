@@ -89,6 +89,26 @@ struct PersistentContainerTests {
         #expect(items == ["from the background"])
     }
 
+    /// Core Data's `viewContext.perform { }` ported as it is: the block runs on the main actor, where the view
+    /// context lives, and what it returns comes back.
+    @MainActor @Test func theViewContextPerformsOnTheMainActor() async throws {
+        let folder = TemporaryFolder()
+        let container = container(in: folder)
+        try container.loadPersistentStores()
+        let context = container.viewContext
+        let saved = try await context.perform {
+            MainActor.assertIsolated()
+            _ = context.makeItem("shown", count: 1)
+            try context.save()
+            return context.hasChanges
+        }
+        #expect(!saved)
+        let names = try context.performAndWait {
+            try context.fetch(FetchRequest(entityName: "Item")).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(names == ["shown"])
+    }
+
     @Test func theViewContextMergesSiblingSavesOnTheMainActor() async throws {
         let folder = TemporaryFolder()
         let container = container(in: folder)
