@@ -173,6 +173,28 @@ struct GeneratedClassTests {
         #expect(Set(read.longBooks.map(\.title)) == ["Atlas", "Leaflet"])
     }
 
+    /// Core Data's `Item(context:)`: the entity is the one whose class this is, even when a subentity (Book, with
+    /// a class of its own) derives from it; the object is inserted, with its defaults.
+    @Test func generatedClassesInsertThemselvesWithInitContext() throws {
+        let (context, coordinator) = try Self.makeContext()
+        let item = Item(context: context)
+        let book = Book(context: context)
+        let shelf = Shelf(context: context)
+        #expect(item.entity.name == "Item" && book.entity.name == "Book" && shelf.entity.name == "Shelf")
+        #expect(item.isInserted && context.insertedObjects.count == 3)
+        #expect(item.name == "unnamed" && book.pages == 0)
+        item.title = "Lamp"
+        book.title = "Atlas"
+        shelf.label = "A"
+        try context.save()
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        #expect(try reader.fetch(Item.fetchRequest()).map(\.title).sorted() == ["Atlas", "Lamp"])
+        let plain = try #require(EntityDescription.entity(forEntityName: "Plain", in: context))
+        #expect(EntityDescription.entity(forEntityName: "Nothing", in: context) == nil)
+        let inserted = EntityDescription.insertNewObject(forEntityName: "Plain", into: context)
+        #expect(inserted.entity === plain && inserted.isInserted)
+    }
+
     @Test func categoryEntitiesKeepTheirHandWrittenClass() throws {
         let (context, _) = try Self.makeContext()
         let remark = try #require(context.insertNewObject(forEntityName: "Remark") as? Remark)

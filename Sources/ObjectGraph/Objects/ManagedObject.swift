@@ -127,9 +127,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         if let context { context.insert(self) }
     }
 
-    /// A fault of the base class for a saved object (what a fetch makes per result when the entity has no class
-    /// of its own): no temporary ID is made only to be replaced. Subclasses go through the required initializer.
-    init(faultOf entity: EntityDescription, objectID: ManagedObjectID, in context: ManagedObjectContext) {
+    /// A fault for a saved object: its values load from `context` when first read. A context makes these for its
+    /// fetches and ``ManagedObjectContext/object(with:)``, and registers them; application code gets objects from
+    /// there rather than from this initializer.
+    ///
+    /// For the base class no temporary ID is made only to be replaced (subclasses' faults go through
+    /// ``init(entity:insertInto:)``). It is public so that subclasses in other modules inherit every designated
+    /// initializer, and with them ``init(context:)``.
+    public init(faultOf entity: EntityDescription, objectID: ManagedObjectID, in context: ManagedObjectContext) {
         if !entity.isFrozenForUse { entity.managedObjectModel?.freeze() }
         self.entity = entity
         self.slotLayout = entity.layout
