@@ -1,0 +1,111 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphTestSupport
+
+/// Core Data's `destroyPersistentStore` and `replacePersistentStore` on the file stores: what they delete and copy,
+/// and that a failure changes nothing.
+@Suite("Destroying and replacing store files")
+struct StoreFilesTests {
+    static let fileKinds: [StoreKind] = [.sqlite, .binary, .xml]
+
+    private static func titles(at url: URL, kind: StoreKind) throws -> [String] {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(type: kind.type, at: url)
+        return try ManagedObjectContext(coordinator: coordinator).all("Session", sortedBy: "title")
+            .compactMap { $0.value(forKey: "title") as? String }
+    }
+
+    private static func files(beside url: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+            .filter { $0.hasPrefix(url.lastPathComponent) }.sorted()
+    }
+
+    @Test(arguments: fileKinds)
+    func destroyingAnAttachedStoreRemovesItAndItsFiles(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        let store = try fixture.addStore(options: [.persistentHistoryTracking: true])
+        let url = try #require(store.url)
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        try context.save()
+        #expect(!(try Self.files(beside: url)).isEmpty)
+
+        try fixture.coordinator.destroyPersistentStore(at: url, type: kind.type)
+        #expect(fixture.coordinator.persistentStores.isEmpty)
+        #expect(try Self.files(beside: url) == [])
+        // The object's store is gone: the context sees it invalid at its next use.
+        _ = try context.all("Session")
+        #expect(session.isInvalid)
+        // Destroying what is not there is no error; a new store starts empty.
+        try fixture.coordinator.destroyPersistentStore(at: url, type: kind.type)
+        #expect(try Self.titles(at: url, kind: kind) == [])
+    }
+
+    @Test func destroyingWithAnUnknownTypeTouchesNothing() throws {
+        let fixture = Fixture(.sqlite)
+        let url = try #require(try fixture.addStore().url)
+        #expect {
+            try fixture.coordinator.destroyPersistentStore(at: url, type: PersistentStoreType(rawValue: "NoSuch"))
+        } throws: { ($0 as? StoreError)?.code == .unknownStoreType }
+        #expect(fixture.coordinator.persistentStores.count == 1)
+        #expect(FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test(arguments: fileKinds)
+    func replacingCopiesTheSourceOverTheDestination(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let source = kind.url("backup", in: folder)
+        let destination = kind.url("live", in: folder)
+        for (url, titles) in [(source, ["Kept A", "Kept B"]), (destination, ["Overwritten"])] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+            let store = try coordinator.addPersistentStore(type: kind.type, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for (index, title) in titles.enumerated() { context.makeSession("\(index)", title: title) }
+            try context.save()
+            try coordinator.remove(store)
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source, type: kind.type)
+        #expect(try Self.titles(at: destination, kind: kind) == ["Kept A", "Kept B"])
+        #expect(try Self.titles(at: source, kind: kind) == ["Kept A", "Kept B"])
+        // The copy keeps the source's store UUID: its object IDs name the same objects.
+        let metadata = { (url: URL) in
+            try PersistentStoreCoordinator.metadataForPersistentStore(type: kind.type, at: url, model: TestModel.make())
+        }
+        #expect(try metadata(destination).storeUUID == metadata(source).storeUUID)
+        #expect(!(try Self.files(beside: destination)).contains { $0.contains("replacing") })
+        // A store replaced with itself stays as it is.
+        try coordinator.replacePersistentStore(at: source, withPersistentStoreFrom: source, type: kind.type)
+        #expect(try Self.titles(at: source, kind: kind) == ["Kept A", "Kept B"])
+    }
+
+    @Test func aSourceThatIsNotAStoreOrAnOpenDestinationChangesNothing() throws {
+        let fixture = Fixture(.sqlite)
+        let store = try fixture.addStore()
+        let destination = try #require(store.url)
+        let context = fixture.context()
+        context.makeSession("a", title: "Live")
+        try context.save()
+        let junk = fixture.folder.file("junk.sqlite")
+        try Data("not a database, not at all, just text".utf8).write(to: junk)
+
+        // The destination is open here: refused.
+        #expect {
+            try fixture.coordinator.replacePersistentStore(
+                at: destination, withPersistentStoreFrom: junk, type: .sqlite)
+        } throws: { ($0 as? StoreError)?.code == .storeAlreadyAdded }
+        try fixture.coordinator.remove(store)
+        // The source is not a store: refused before anything is copied.
+        #expect {
+            try fixture.coordinator.replacePersistentStore(
+                at: destination, withPersistentStoreFrom: junk, type: .sqlite)
+        } throws: { error in
+            let code = (error as? StoreError)?.code
+            return code == .corruptFile || code == .foreignFile
+        }
+        #expect(try Self.titles(at: destination, kind: .sqlite) == ["Live"])
+        #expect(!(try Self.files(beside: destination)).contains { $0.contains("replacing") })
+    }
+}
