@@ -282,4 +282,20 @@ extension ManagedObjectContext {
         }
         pending.refreshed.add(object)
     }
+
+    /// Refreshes every registered object (Core Data's `refreshAllObjects()`): objects without unsaved changes turn
+    /// back into faults, freeing their values (they load again, from the stores' current state, when next read);
+    /// objects with unsaved changes load the stores' values and keep their changes on top (as
+    /// ``refresh(_:mergeChanges:)`` with `true`). Inserted objects are left alone. The next objects-did-change event
+    /// reports the refreshed objects.
+    public func refreshAllObjects() {
+        checkStores()
+        processPendingChanges()
+        let loaded = registered.objects(where: { object in
+            !object.isFault && !object.isInsertedFlag && object.managedObjectContext === self
+        })
+        for object in loaded {
+            refresh(object, mergeChanges: object.isDeletedFlag || object.hasChangedSlots)
+        }
+    }
 }

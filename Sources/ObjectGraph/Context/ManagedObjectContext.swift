@@ -62,6 +62,9 @@ public final class ManagedObjectContext {
     /// noted as changed (``noteChanged(_:notify:)``), an insertion, a deletion. A save finds its updated objects
     /// once and looks again only when this moved (a `willSave()` or a derived attribute changed something).
     var changeGeneration = 0
+    /// The values objects held when ``ManagedObject/willChangeValue(forKey:)`` was called, by object and slot, until
+    /// the matching ``ManagedObject/didChangeValue(forKey:)`` records them for undo.
+    var valuesBeforeChange: [ObjectIdentifier: [Int: Any?]] = [:]
     var observers: [UUID: (ContextEvent) -> Void] = [:]
     var knownStoreGeneration: Int
     /// The entity and class of the last fault made: a fetch makes many of one entity in a row.

@@ -52,3 +52,45 @@ extension EntityDescription {
         context.insertNewObject(forEntityName: entityName)
     }
 }
+
+extension ManagedObject {
+    /// Core Data's notice before a custom accessor reads a primitive value: fires the object's fault, so that
+    /// ``primitiveValue(forKey:)`` reads loaded values.
+    public func willAccessValue(forKey key: String?) {
+        if storage == .fault { fireFault() }
+    }
+
+    /// Core Data's notice after a custom accessor read a primitive value; nothing is left to do.
+    public func didAccessValue(forKey key: String?) {}
+
+    /// Core Data's notice before a custom setter changes a value with ``setPrimitiveValue(_:forKey:)``: fires the
+    /// fault and keeps the value the property holds now, for undo. Pair it with ``didChangeValue(forKey:)``.
+    ///
+    /// - Precondition: the entity has a property named `key`.
+    public func willChangeValue(forKey key: String) {
+        let index = slot(for: key)
+        if storage == .fault { fireFault() }
+        guard let context = managedObjectContext, context.isRecordingUndo else { return }
+        context.valuesBeforeChange[ObjectIdentifier(self), default: [:]][index] = slotValue(index)
+    }
+
+    /// Core Data's notice after a custom setter changed a value: the change is recorded for undo (with the value
+    /// ``willChangeValue(forKey:)`` kept) and reported in the context's next objects-did-change event, as a change
+    /// made with ``setValue(_:forKey:)`` is. Inverse relationships are not maintained: set them too, or use
+    /// `setValue`.
+    ///
+    /// - Precondition: the entity has a property named `key`.
+    public func didChangeValue(forKey key: String) {
+        let index = slot(for: key)
+        guard let context = managedObjectContext else { return }
+        let id = ObjectIdentifier(self)
+        if let before = context.valuesBeforeChange[id]?.removeValue(forKey: index) {
+            if context.valuesBeforeChange[id]?.isEmpty == true { context.valuesBeforeChange[id] = nil }
+            if context.isRecordingUndo {
+                let old: Any? = (before as? ToManyStorage).map { $0.copy() } ?? before
+                context.recordUndo(.set(self, index, other: old))
+            }
+        }
+        context.noteChanged(self, notify: true)
+    }
+}
