@@ -46,6 +46,9 @@ struct StoreFileInspection {
     /// `Z_PRIMARYKEY`: entity number, name and parent number.
     var entities: [(number: Int64, name: String, parent: Int64)] = []
     var tables: [Table] = []
+    /// The columns with an index of their own (`TABLE_COLUMN_INDEX`, as Core Data names the index of every to-one
+    /// relationship's column), as `TABLE.COLUMN`, upper-cased.
+    var indexedColumns: Set<String> = []
 }
 
 enum StoreFileModelReader {
@@ -91,6 +94,14 @@ enum StoreFileModelReader {
                     table.columns.append((info.string(at: 1) ?? "", (info.string(at: 2) ?? "").uppercased()))
                 }
                 inspection.tables.append(table)
+            }
+            let indexes = try connection.makeStatement(
+                "SELECT i.tbl_name, c.name FROM sqlite_master AS i, pragma_index_info(i.name) AS c "
+                    + "WHERE i.type = 'index' AND (SELECT count(*) FROM pragma_index_info(i.name)) = 1")
+            while try indexes.step() == .row {
+                if let table = indexes.string(at: 0), let column = indexes.string(at: 1) {
+                    inspection.indexedColumns.insert("\(table).\(column)".uppercased())
+                }
             }
             return inspection
         } catch {
