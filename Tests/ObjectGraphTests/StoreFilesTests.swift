@@ -51,6 +51,15 @@ struct StoreFilesTests {
         } throws: { ($0 as? StoreError)?.code == .unknownStoreType }
         #expect(fixture.coordinator.persistentStores.count == 1)
         #expect(FileManager.default.fileExists(atPath: url.path))
+        // A URL that names no file (a server's) is refused, with nothing deleted.
+        let server = try #require(URL(string: "postgres://localhost/almanac"))
+        #expect {
+            try fixture.coordinator.destroyPersistentStore(at: server, type: .sqlite)
+        } throws: { ($0 as? StoreError)?.code == .unsupportedRequest }
+        #expect {
+            try fixture.coordinator.replacePersistentStore(at: server, withPersistentStoreFrom: url, type: .sqlite)
+        } throws: { ($0 as? StoreError)?.code == .unsupportedRequest }
+        #expect(fixture.coordinator.persistentStores.count == 1)
     }
 
     @Test(arguments: fileKinds)

@@ -10,8 +10,9 @@ extension PersistentStoreCoordinator {
     /// A store of this coordinator at `url` is removed from it first; its objects become invalid in every context.
     /// Destroying a store that has no file (none was ever written, or an in-memory store) does nothing. Other
     /// coordinators that have the file open keep what they read; do not destroy a store another program uses.
-    /// - Throws: ``StoreError/Code/unknownStoreType`` for a type no store class is registered for, without
-    ///   touching anything; ``StoreError/Code/io`` when a file exists and cannot be deleted (the files not yet
+    /// - Throws: ``StoreError/Code/unknownStoreType`` for a type no store class is registered for, and
+    ///   ``StoreError/Code/unsupportedRequest`` for a URL that is not a file's, without touching anything;
+    ///   ``StoreError/Code/io`` when a file exists and cannot be deleted (the files not yet
     ///   deleted stay).
     public func destroyPersistentStore(at url: URL, type: PersistentStoreType, options: PersistentStoreOptions = [:])
         throws
@@ -21,8 +22,12 @@ extension PersistentStoreCoordinator {
                 code: .unknownStoreType, message: "No store class is registered for type '\(type)'.",
                 context: ErrorContext(storeURL: url))
         }
+        guard type != .inMemory else {
+            if let attached = persistentStore(for: url) { try remove(attached) }
+            return
+        }
+        guard url.isFileURL else { throw Self.notAFile(url) }
         if let attached = persistentStore(for: url) { try remove(attached) }
-        guard type != .inMemory else { return }
         // The store file last: a reader that finds it finds no stale journal beside it.
         for suffix in Self.companionSuffixes + [""] {
             try Self.deleteIfPresent(url.path + suffix, storeURL: url)
@@ -38,7 +43,8 @@ extension PersistentStoreCoordinator {
     /// is renamed into place last, so a reader sees the old store or the new one. The copy keeps the source's
     /// store UUID, so object IDs of the source's objects stay valid for it. Replacing a store with itself does
     /// nothing.
-    /// - Throws: ``StoreError/Code/unknownStoreType``; the errors of reading the source's metadata
+    /// - Throws: ``StoreError/Code/unknownStoreType``; ``StoreError/Code/unsupportedRequest`` when either URL is
+    ///   not a file's; the errors of reading the source's metadata
     ///   (``StoreError/Code/corruptFile``, ``StoreError/Code/foreignFile``, …); ``StoreError/Code/storeAlreadyAdded``
     ///   when a store of this coordinator is open at `destinationURL` (remove it first); ``StoreError/Code/io`` when
     ///   copying fails (the destination is then as it was, unless the failure came while putting the files in
@@ -48,6 +54,7 @@ extension PersistentStoreCoordinator {
         withPersistentStoreFrom sourceURL: URL, sourceOptions: PersistentStoreOptions = [:],
         type: PersistentStoreType
     ) throws {
+        for url in [sourceURL, destinationURL] where !url.isFileURL { throw Self.notAFile(url) }
         let source = sourceURL.standardizedFileURL
         let destination = destinationURL.standardizedFileURL
         guard source.path != destination.path else { return }
@@ -92,6 +99,15 @@ extension PersistentStoreCoordinator {
                 code: .io, message: "Could not put the copy in place of \(destination.path) (errno \(code)).",
                 context: ErrorContext(storeURL: destinationURL))
         }
+    }
+
+    /// The error for a store URL that names no file (a PostgreSQL server's, say): there are no files to delete or
+    /// copy, and nothing is touched.
+    private static func notAFile(_ url: URL) -> StoreError {
+        StoreError(
+            code: .unsupportedRequest,
+            message: "\(url.absoluteString) is not a file URL: only stores kept in files can be destroyed or replaced.",
+            context: ErrorContext(storeURL: url))
     }
 
     /// Deletes a file unless there is none.
