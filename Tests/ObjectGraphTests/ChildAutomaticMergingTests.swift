@@ -18,6 +18,18 @@ struct ChildAutomaticMergingTests {
         try #require(try context.all("Session").first { $0.value(forKey: "guid") as? String == guid })
     }
 
+    /// A parent with three children: an editor that saves, a viewer that merges automatically, a bystander that
+    /// does not.
+    private static func siblings(of fixture: Fixture) -> (
+        parent: ManagedObjectContext, editor: ManagedObjectContext, viewer: ManagedObjectContext,
+        bystander: ManagedObjectContext
+    ) {
+        let parent = fixture.context()
+        let viewer = ManagedObjectContext(parent: parent)
+        viewer.automaticallyMergesChangesFromParent = true
+        return (parent, ManagedObjectContext(parent: parent), viewer, ManagedObjectContext(parent: parent))
+    }
+
     @Test(arguments: StoreKind.all)
     func aChildMergesItsParentsSaveToTheStores(kind: StoreKind) throws {
         let fixture = try Self.savedFixture(kind)
@@ -76,11 +88,7 @@ struct ChildAutomaticMergingTests {
     @Test(arguments: StoreKind.all)
     func aSiblingsSaveIntoTheParentReachesAChildThatMerges(kind: StoreKind) throws {
         let fixture = try Self.savedFixture(kind)
-        let parent = fixture.context()
-        let editor = ManagedObjectContext(parent: parent)
-        let viewer = ManagedObjectContext(parent: parent)
-        viewer.automaticallyMergesChangesFromParent = true
-        let bystander = ManagedObjectContext(parent: parent)
+        let (_, editor, viewer, bystander) = Self.siblings(of: fixture)
         let viewerA = try Self.session("a", in: viewer)
         let viewerB = try Self.session("b", in: viewer)
         let bystanderA = try Self.session("a", in: bystander)
@@ -106,11 +114,7 @@ struct ChildAutomaticMergingTests {
     @Test(arguments: StoreKind.all)
     func relationshipsTheParentsDeleteRulesNullifyReachAChildThatMerges(kind: StoreKind) throws {
         let fixture = try Self.savedFixture(kind)
-        let parent = fixture.context()
-        let editor = ManagedObjectContext(parent: parent)
-        let viewer = ManagedObjectContext(parent: parent)
-        viewer.automaticallyMergesChangesFromParent = true
-        let bystander = ManagedObjectContext(parent: parent)
+        let (parent, editor, viewer, bystander) = Self.siblings(of: fixture)
         let viewerA = try Self.session("a", in: viewer)
         let viewerB = try Self.session("b", in: viewer)
         let bystanderA = try Self.session("a", in: bystander)
