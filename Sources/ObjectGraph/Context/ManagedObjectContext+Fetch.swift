@@ -35,20 +35,27 @@ extension ManagedObjectContext {
         guard request.includesPendingChanges, hasPendingChanges else {
             // Read before the fetch: a save committing meanwhile makes the values read count as older than they are.
             let generation = persistentStoreCoordinator.contentGeneration
+            let withValues = propertiesToFetch == nil && request.includesPropertyValues
             let results = try persistentStoreCoordinator.fetch(
                 entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
                 offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
-                includesValues: propertiesToFetch == nil && request.fetchBatchSize <= 0,
+                includesValues: withValues && request.fetchBatchSize <= 0,
                 propertiesToFetch: propertiesToFetch, makesObjects: true)
             // Like Core Data's row cache, values come along with the IDs (no query per object later); unless the
             // request asks for loaded objects, the faults keep them and fill themselves when first read. A record
             // restricted to some properties must not fill an object: it stays a plain fault. With a batch size,
             // only IDs come (but from atomic stores), and the faults are filled a batch at a time.
-            let partial = propertiesToFetch != nil
             let asFaults = request.returnsObjectsAsFaults
             registered.reserveCapacity(registered.count + results.count)
-            let objects = results.map {
-                materialize($0, withValues: !partial, asFault: asFaults, generation: generation)
+            let refreshes = request.shouldRefreshRefetchedObjects && withValues
+            let objects = results.map { result in
+                if refreshes, let loaded = registered[result.objectID], loaded.storage == .loaded,
+                    !loaded.isInsertedFlag
+                {
+                    if let record = result.takeRecord() { refreshLoaded(loaded, from: record) }
+                    return loaded
+                }
+                return materialize(result, withValues: withValues, asFault: asFaults, generation: generation)
             }
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }
             return objects
@@ -169,7 +176,15 @@ extension ManagedObjectContext {
         var seen: Set<ObjectIdentifier> = []
         var candidates: [ManagedObject] = []
         for result in stored {
-            let object = materialize(result.objectID, record: result.record)
+            let object: ManagedObject
+            if request.shouldRefreshRefetchedObjects, let loaded = registered[result.objectID],
+                loaded.storage == .loaded, !loaded.isInsertedFlag, !loaded.isDeletedFlag, let record = result.record
+            {
+                refreshLoaded(loaded, from: record)
+                object = loaded
+            } else {
+                object = materialize(result.objectID, record: result.record)
+            }
             guard !object.isDeletedFlag, seen.insert(ObjectIdentifier(object)).inserted else { continue }
             if changed.contains(object), let predicate = request.predicate, try !predicate.evaluate(with: object) {
                 continue

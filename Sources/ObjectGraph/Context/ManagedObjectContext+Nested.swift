@@ -85,6 +85,10 @@ extension ManagedObjectContext {
             if object.storage == .fault {
                 object.apply(parent.currentRecord(of: parentObject), in: self)
                 object.awakeFromFetch()
+            } else if request.shouldRefreshRefetchedObjects, object.storage == .loaded, !object.isInsertedFlag,
+                !object.isDeletedFlag
+            {
+                refreshLoaded(object, from: parent.currentRecord(of: parentObject))
             }
             guard !object.isDeletedFlag, !object.isInvalid, seen.insert(ObjectIdentifier(object)).inserted else {
                 continue

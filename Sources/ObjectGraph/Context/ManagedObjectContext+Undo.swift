@@ -271,6 +271,11 @@ extension ManagedObjectContext {
             return
         }
         guard let record = try? sourceRecord(for: object.objectID) else { return }
+        refreshLoaded(object, from: record)
+    }
+
+    /// Puts a record's values in a loaded object, its unsaved changes kept on top, and reports it refreshed.
+    func refreshLoaded(_ object: ManagedObject, from record: StoreRecord) {
         let local = object.changedSlots().map { ($0, object.slots[$0]) }
         object.apply(record, in: self)
         if !local.isEmpty {

@@ -35,6 +35,16 @@ public final class FetchRequest {
     /// (or is refreshed) it keeps the records of the sort order it was fetched from alive, even after a save
     /// replaced them.
     public var returnsObjectsAsFaults = true
+    /// Whether the fetch reads the objects' values along with their IDs (Core Data's `includesPropertyValues`; the
+    /// default). `false` reads IDs only: objects not yet loaded come back as plain faults, each loading its values
+    /// from its store when first read. For fetches whose objects are only deleted or counted.
+    public var includesPropertyValues = true
+    /// Whether objects the context has already loaded take the values the fetch read (Core Data's
+    /// `shouldRefreshRefetchedObjects`). Off by default: a loaded object keeps what it holds. On, each loaded object
+    /// that the fetch returns gets the stores' values, with its own unsaved changes kept on top, as
+    /// ``ManagedObjectContext/refresh(_:mergeChanges:)`` with `true` does (the next objects-did-change event reports
+    /// it as refreshed).
+    public var shouldRefreshRefetchedObjects = false
     /// The stores to search; `nil` searches every store whose configuration holds the entity.
     public var affectedStores: [PersistentStore]?
     /// What comes back: objects (the default), object IDs, dictionaries or a count; see
