@@ -244,6 +244,7 @@ extension ManagedObjectContext {
         deleted.removeAll()
         changed.removeAll()
         assignedStores.removeAll()
+        valuesBeforeChange.removeAll()
         removeAllUndoActions()
         pending = PendingNotification()
     }
