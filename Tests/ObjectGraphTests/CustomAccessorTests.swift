@@ -81,3 +81,24 @@ struct CustomAccessorTests {
         #expect(saved[1].value(forKey: "duration") as? Int == 45)
     }
 }
+
+/// Core Data's `objectIDs(forRelationshipNamed:)`.
+@Suite("Relationship IDs without faulting")
+struct RelationshipIDTests {
+    @Test(arguments: StoreKind.all)
+    func theIDsOfARelationshipComeWithoutLoadingTheDestinations(kind: StoreKind) throws {
+        let fixture = try Fixture.twoSessionsInOneRoom(kind)
+        let context = fixture.context()
+        let room = try #require(try context.all("Room").first)
+        let ids = room.objectIDs(forRelationshipNamed: "sessions")
+        #expect(ids.count == 2)
+        #expect(ids.allSatisfy { context.registeredObject(for: $0).map(\.isFault) ?? true })
+        let sessions = try context.all("Session")
+        #expect(Set(ids) == Set(sessions.map(\.objectID)))
+        #expect(sessions[0].objectIDs(forRelationshipNamed: "room") == [room.objectID])
+        sessions[0].setValue(nil, forKey: "room")
+        #expect(sessions[0].objectIDs(forRelationshipNamed: "room").isEmpty)
+        #expect(room.objectIDs(forRelationshipNamed: "sessions") == [sessions[1].objectID])
+        #expect(sessions[0].objectIDs(forRelationshipNamed: "persons").isEmpty)
+    }
+}

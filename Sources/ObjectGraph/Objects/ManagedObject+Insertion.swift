@@ -94,3 +94,19 @@ extension ManagedObject {
         context.noteChanged(self, notify: true)
     }
 }
+
+extension ManagedObject {
+    /// The IDs of a relationship's destinations, in order for an ordered one (Core Data's
+    /// `objectIDs(forRelationshipNamed:)`): the destinations are not loaded, and those not yet made are not made.
+    /// The object itself is loaded first if it is a fault.
+    ///
+    /// - Precondition: the entity has a relationship named `name`.
+    public func objectIDs(forRelationshipNamed name: String) -> [ManagedObjectID] {
+        guard let relationship = entity.relationshipsByName[name] else {
+            preconditionFailure("entity '\(entity.name)' has no relationship named '\(name)'")
+        }
+        let value = slotValue(slot(for: relationship.name))
+        if let storage = value as? ToManyStorage { return storage.objectIDs }
+        return (value as? ManagedObject).map { [$0.objectID] } ?? []
+    }
+}

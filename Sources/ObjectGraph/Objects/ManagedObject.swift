@@ -357,6 +357,12 @@ final class ToManyStorage {
         return objects.count
     }
 
+    /// The destinations' IDs in order, without making objects of those not made yet.
+    var objectIDs: [ManagedObjectID] {
+        if let pending, pendingContext != nil { return pending }
+        return objects.map(\.objectID)
+    }
+
     private func resolve() {
         guard let ids = pending else { return }
         pending = nil
