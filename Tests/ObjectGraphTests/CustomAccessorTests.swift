@@ -102,3 +102,23 @@ struct RelationshipIDTests {
         #expect(sessions[0].objectIDs(forRelationshipNamed: "persons").isEmpty)
     }
 }
+
+/// Core Data's `hasPersistentChangedValues`: a change to a transient property is a change, not a persistent one.
+@Suite("Persistent changes")
+struct PersistentChangeTests {
+    @Test func aTransientChangeIsNoPersistentChange() throws {
+        let fixture = Fixture(.inMemory)
+        try fixture.addStore()
+        let context = fixture.context()
+        let new = context.makeSession("a")
+        #expect(new.hasPersistentChangedValues)
+        try context.save()
+        #expect(!new.hasPersistentChangedValues && !new.hasChanges)
+        new.setValue("note to self", forKey: "scratch")
+        #expect(new.hasChanges && !new.hasPersistentChangedValues)
+        new.setValue(15, forKey: "duration")
+        #expect(new.hasPersistentChangedValues)
+        new.setValue(30, forKey: "duration")  // back to the saved value
+        #expect(!new.hasPersistentChangedValues)
+    }
+}

@@ -110,3 +110,13 @@ extension ManagedObject {
         return (value as? ManagedObject).map { [$0.objectID] } ?? []
     }
 }
+
+extension ManagedObject {
+    /// Whether a persistent property (not a transient one) changed since the object was read or last saved (Core
+    /// Data's `hasPersistentChangedValues`); always true for an inserted object, which is saved whole.
+    public var hasPersistentChangedValues: Bool {
+        if isInsertedFlag { return true }
+        let properties = slotLayout.properties
+        return changedSlots().contains { !properties[$0].isTransient }
+    }
+}
