@@ -71,3 +71,36 @@ struct PerformTests {
         #expect(context.insertedObjects.count == 1)
     }
 }
+
+/// Core Data's `mergeChanges(fromRemoteContextSave:into:)`.
+@Suite("Merging remote changes")
+struct RemoteMergeTests {
+    /// Core Data's idiom after a batch delete: the deleted IDs are merged into the contexts that hold the objects.
+    @Test(arguments: StoreKind.all)
+    func aBatchDeletesIDsMergedAsARemoteSaveReachEveryContext(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let setup = fixture.context()
+        for guid in ["a", "b", "c"] { setup.makeSession(guid) }
+        try setup.save()
+        let first = fixture.context()
+        let second = fixture.context()
+        let held = try first.all("Session", sortedBy: "guid")
+        _ = try second.all("Session")
+        let fetch = FetchRequest(entityName: "Session")
+        fetch.predicate = try ObjectPredicate(format: "guid != 'b'")
+        let delete = BatchDeleteRequest(fetchRequest: fetch)
+        delete.resultType = .objectIDs
+        let result = try fixture.context().execute(delete)
+        let deleted = try #require(result.objectIDs)
+        #expect(deleted.count == 2)
+
+        ManagedObjectContext.mergeChanges(
+            fromRemoteContextSave: ContextDidSave(deletedObjectIDs: Set(deleted)), into: [first, second])
+        for context in [first, second] {
+            #expect(deleted.allSatisfy { context.registeredObject(for: $0) == nil })
+            #expect(try context.all("Session").map { $0.value(forKey: "guid") as? String } == ["b"])
+        }
+        #expect(held[0].isInvalid && !held[1].isInvalid)
+    }
+}

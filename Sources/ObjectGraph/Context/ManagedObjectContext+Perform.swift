@@ -41,3 +41,19 @@ extension ManagedObjectContext {
         body()
     }
 }
+
+extension ManagedObjectContext {
+    /// Brings changes made elsewhere (a batch request's object IDs, another process's save read from persistent
+    /// history) into each context, as ``mergeChanges(fromContextDidSave:)`` does (Core Data's
+    /// `mergeChanges(fromRemoteContextSave:into:)`): updated objects are refreshed with their unsaved changes on top,
+    /// deleted ones removed, and each context's observers hear of both.
+    ///
+    /// Each context is used in turn, on the caller: call this where those contexts live.
+    public static func mergeChanges(
+        fromRemoteContextSave changes: ContextDidSave, into contexts: [ManagedObjectContext]
+    ) {
+        var remote = changes
+        remote.contextIdentifier = nil
+        for context in contexts { context.mergeChanges(fromContextDidSave: remote) }
+    }
+}
