@@ -102,8 +102,8 @@ open class PersistentContainer: @unchecked Sendable {  // mutable state is set u
         if let context = viewContextBox.context { return context }
         let context = ManagedObjectContext(coordinator: persistentStoreCoordinator)
         context.name = "viewContext"
+        context.mergesOnMainActorWhenMerging = true
         context.automaticallyMergesChangesFromParent = true
-        context.mergesAutomaticallyOnMainActor = true
         viewContextBox.context = context
         return context
     }

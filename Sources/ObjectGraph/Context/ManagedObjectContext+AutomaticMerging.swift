@@ -22,6 +22,7 @@ extension ManagedObjectContext {
         set {
             guard newValue != (automaticMerging != nil) else { return }
             automaticMerging = newValue ? AutomaticMerging(context: self) : nil
+            if newValue, mergesOnMainActorWhenMerging { mergesAutomaticallyOnMainActor = true }
         }
     }
 

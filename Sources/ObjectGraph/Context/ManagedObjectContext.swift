@@ -27,6 +27,9 @@ public final class ManagedObjectContext {
     }
     /// Other contexts' saves waiting to be merged, when ``automaticallyMergesChangesFromParent`` is on.
     var automaticMerging: AutomaticMerging?
+    /// Whether automatic merging, whenever it is on, merges on the main actor as soon as a save commits (the
+    /// container's view context): kept here so that turning merging off and on again keeps it.
+    var mergesOnMainActorWhenMerging = false
 
     let registered = ObjectRegistry()
     // The lists below change for every object inserted, changed or deleted. As with `ManagedObject`'s state, the

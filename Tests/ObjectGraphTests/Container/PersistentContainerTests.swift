@@ -122,6 +122,9 @@ struct PersistentContainerTests {
         let (changes, continuation) = AsyncStream<Void>.makeStream()
         await MainActor.run {
             #expect(container.viewContext.automaticallyMergesChangesFromParent)
+            // Turned off and on again (as ported code that sets it does), it still merges on the main actor.
+            container.viewContext.automaticallyMergesChangesFromParent = false
+            container.viewContext.automaticallyMergesChangesFromParent = true
             container.viewContext.addObserver { event in
                 if case .objectsDidChange(let change) = event, !change.refreshed.isEmpty { continuation.yield() }
             }
