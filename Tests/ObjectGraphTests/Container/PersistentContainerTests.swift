@@ -109,7 +109,7 @@ struct PersistentContainerTests {
         #expect(names == ["shown"])
     }
 
-    @Test func theViewContextMergesSiblingSavesOnTheMainActor() async throws {
+    @Test(.timeLimit(.minutes(1))) func theViewContextMergesSiblingSavesOnTheMainActor() async throws {
         let folder = TemporaryFolder()
         let container = container(in: folder)
         try container.loadPersistentStores()
