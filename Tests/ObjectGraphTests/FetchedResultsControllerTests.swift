@@ -126,6 +126,28 @@ struct FetchedResultsControllerTests {
         #expect(controller.object(at: IndexPath(row: 0, section: 0)) === a)
     }
 
+    /// Core Data code clears the cache, changes the request and fetches again; with no cache kept, the new request
+    /// is what counts.
+    @Test func aChangedRequestFetchedAgainGivesTheNewResults() throws {
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        Self.session(context, "a", duration: 30, title: "alpha")
+        Self.session(context, "b", duration: 45, title: "beta")
+        let controller = FetchedResultsController<ManagedObject>(
+            fetchRequest: try Self.request(), managedObjectContext: context, cacheName: "Sessions")
+        try controller.performFetch()
+        #expect(Self.titles(controller.fetchedObjects) == ["alpha", "beta"])
+        FetchedResultsController<ManagedObject>.deleteCache(withName: "Sessions")
+        controller.fetchRequest.predicate = try ObjectPredicate(format: "duration > 40")
+        try controller.performFetch()
+        #expect(Self.titles(controller.fetchedObjects) == ["beta"])
+        Self.session(context, "c", duration: 50, title: "gamma")
+        Self.session(context, "d", duration: 10, title: "delta")
+        context.processPendingChanges()
+        #expect(Self.titles(controller.fetchedObjects) == ["beta", "gamma"])
+    }
+
     @Test func typedRequestsFetchTheirClass() throws {
         let fixture = Fixture()
         try fixture.addStore()

@@ -247,6 +247,12 @@ public final class FetchedResultsController<Result: ManagedObject> {
         return sections.firstIndex { $0.indexTitle == titles[sectionIndex] } ?? 0
     }
 
+    /// Core Data's `deleteCache(withName:)`, for code that clears a controller's cache before changing its request.
+    /// A controller here keeps no cache on disk (the `cacheName` of the initializers is only accepted), so there is
+    /// nothing to delete: changing the ``fetchRequest``'s predicate or sort keys and calling ``performFetch()`` again is
+    /// enough.
+    public static func deleteCache(withName name: String?) {}
+
     /// Every change of the results from now on, one ``FetchedResultsUpdate`` per change of the context, until the
     /// controller goes away. Each call makes a new sequence; none is dropped.
     public func updates() -> AsyncStream<FetchedResultsUpdate> {
