@@ -86,25 +86,17 @@ enum StoreSchemaInference {
                     undecided.append((entity, name, String(upper.dropFirst()), properties.count))
                 }
                 if let destination {
-                    let relationship = RelationshipDescription(name: name, destination: destination.name)
-                    relationship.userInfo = [inferredKey: "YES"]
+                    let relationship = inferred(RelationshipDescription(name: name, destination: destination.name))
                     properties.append(relationship)
                     toOnes.append(
                         ToOne(source: entity, name: name, destination: destination, relationship: relationship))
                 } else {
-                    let attribute = AttributeDescription(name: name, type: type(of: column.type))
-                    attribute.userInfo = [inferredKey: "YES"]
-                    properties.append(attribute)
+                    properties.append(inferred(AttributeDescription(name: name, type: type(of: column.type))))
                 }
             }
             propertiesByEntity[ObjectIdentifier(entity)] = properties
         }
 
-        func root(_ entity: EntityDescription) -> EntityDescription {
-            var current = entity
-            while let parent = current.superentity { current = parent }
-            return current
-        }
         // An indexed integer column named after no entity is a to-one to an entity that points back at its own
         // (NoteBody's `ZNOTE` for Note's `ZBODY`, EventScene's `ZWITHEVENT` for Event's `ZHASSCENE`), when one such
         // entity's name ends like the column's, by at least four letters, more than any other's does.
@@ -112,7 +104,7 @@ enum StoreSchemaInference {
         for column in undecided {
             let scored = byUpperName.compactMap { name, entity -> (score: Int, entity: EntityDescription)? in
                 let pointsBack = strongToOnes.contains {
-                    root($0.source) === root(entity) && root($0.destination) === root(column.entity)
+                    $0.source.rootEntity === entity.rootEntity && $0.destination.rootEntity === column.entity.rootEntity
                 }
                 let score = commonSuffixLength(name, column.upperName)
                 return pointsBack && score >= 4 ? (score, entity) : nil
@@ -121,8 +113,7 @@ enum StoreSchemaInference {
                 scored.filter({ $0.score == best.score }).count == 1
             else { continue }
             let destination = best.entity
-            let relationship = RelationshipDescription(name: column.name, destination: destination.name)
-            relationship.userInfo = [inferredKey: "YES"]
+            let relationship = inferred(RelationshipDescription(name: column.name, destination: destination.name))
             propertiesByEntity[ObjectIdentifier(column.entity)]?[column.position] = relationship
             toOnes.append(
                 ToOne(source: column.entity, name: column.name, destination: destination, relationship: relationship))
@@ -133,8 +124,10 @@ enum StoreSchemaInference {
         func uniqueName(_ base: String, on entity: EntityDescription) -> String {
             // Names of the entity's tree: a subentity's property must not repeat one of its root's.
             let taken = Set(
-                [root(entity)].flatMap(\.selfAndDescendants).flatMap { propertiesByEntity[ObjectIdentifier($0)] ?? [] }
-                    .map(\.name))
+                [entity.rootEntity].flatMap(\.selfAndDescendants).flatMap {
+                    propertiesByEntity[ObjectIdentifier($0)] ?? []
+                }
+                .map(\.name))
             var name = base
             var suffix = 2
             while taken.contains(name) {
@@ -147,13 +140,14 @@ enum StoreSchemaInference {
         // Inverses of the to-ones: a one-to-one pair, else a to-many on the destination.
         let treesPointedAt = Dictionary(grouping: toOnes.indices) {
             TreePair(
-                from: ObjectIdentifier(root(toOnes[$0].source)), to: ObjectIdentifier(root(toOnes[$0].destination)))
+                from: ObjectIdentifier(toOnes[$0].source.rootEntity),
+                to: ObjectIdentifier(toOnes[$0].destination.rootEntity))
         }
         var paired: Set<Int> = []
         for index in toOnes.indices where !paired.contains(index) {
             let toOne = toOnes[index]
             let forward = TreePair(
-                from: ObjectIdentifier(root(toOne.source)), to: ObjectIdentifier(root(toOne.destination)))
+                from: ObjectIdentifier(toOne.source.rootEntity), to: ObjectIdentifier(toOne.destination.rootEntity))
             let backward = TreePair(from: forward.to, to: forward.from)
             if forward.from != forward.to, treesPointedAt[forward]?.count == 1, let back = treesPointedAt[backward],
                 back.count == 1, let other = back.first
@@ -168,11 +162,12 @@ enum StoreSchemaInference {
                 toOne.name == toOne.destination.name.lowercased()
                 ? sourceName + "s" : sourceName + "sBy" + upperFirst(toOne.name)
             let name = uniqueName(base, on: toOne.destination)
-            let toMany = RelationshipDescription(
-                name: name, destination: toOne.source.name, inverse: toOne.name, toMany: true)
-            toMany.userInfo = [inferredKey: "YES"]
             toOne.relationship.inverseName = name
-            add(toMany, to: toOne.destination)
+            add(
+                inferred(
+                    RelationshipDescription(
+                        name: name, destination: toOne.source.name, inverse: toOne.name, toMany: true)),
+                to: toOne.destination)
         }
 
         // Many-to-many join tables.
@@ -195,12 +190,10 @@ enum StoreSchemaInference {
             let backwardName = uniqueName(ownerColumn.rest.lowercased(), on: other)
             let forward = RelationshipDescription(
                 name: forwardName, destination: other.name, inverse: backwardName, toMany: true, isOrdered: isOrdered)
-            forward.userInfo = [inferredKey: "YES"]
-            add(forward, to: owner)
+            add(inferred(forward), to: owner)
             let backward = RelationshipDescription(
                 name: backwardName, destination: owner.name, inverse: forwardName, toMany: true)
-            backward.userInfo = [inferredKey: "YES"]
-            add(backward, to: other)
+            add(inferred(backward), to: other)
         }
 
         for row in inspection.entities {
@@ -208,6 +201,12 @@ enum StoreSchemaInference {
             entity.properties = propertiesByEntity[ObjectIdentifier(entity)] ?? []
         }
         return inspection.entities.compactMap { entities[$0.number] }
+    }
+
+    /// A property marked as inferred (`userInfo["ObjectGraphInferred"] = "YES"`).
+    private static func inferred<Property: PropertyDescription>(_ property: Property) -> Property {
+        property.userInfo = [inferredKey: "YES"]
+        return property
     }
 
     private struct TreePair: Hashable {

@@ -122,11 +122,6 @@ struct StoreFileModelTests {
         inspection.cache = nil
         let inferred = ManagedObjectModel(entities: StoreSchemaInference.entities(from: inspection))
         try inferred.resolveRelationships()
-        func root(_ entity: EntityDescription) -> EntityDescription {
-            var current = entity
-            while let parent = current.superentity { current = parent }
-            return current
-        }
         var checked = 0
         var missed: [String] = []
         for entity in cached.entities {
@@ -136,11 +131,11 @@ struct StoreFileModelTests {
                 let isManyToMany = relationship.isToMany && inverse?.isToMany == true
                 guard !relationship.isToMany || isManyToMany else { continue }
                 let inferredEntity = try #require(inferred.entitiesByName[entity.name])
-                let found = [inferredEntity, root(inferredEntity)].compactMap {
+                let found = [inferredEntity, inferredEntity.rootEntity].compactMap {
                     $0.relationshipsByName[relationship.name.lowercased()]
                 }.first
                 guard let match = found else {
-                    let column = root(inferredEntity).attributesByName[relationship.name.lowercased()]
+                    let column = inferredEntity.rootEntity.attributesByName[relationship.name.lowercased()]
                     #expect(column?.attributeType == .integer64, "\(entity.name).\(relationship.name)")
                     missed.append("\(entity.name).\(relationship.name)")
                     continue
@@ -148,7 +143,7 @@ struct StoreFileModelTests {
                 #expect(match.isToMany == relationship.isToMany, "\(entity.name).\(relationship.name)")
                 let expected = try #require(relationship.destinationEntity)
                 let destination = try #require(match.destinationEntity)
-                #expect(root(destination).name == root(expected).name, "\(entity.name).\(relationship.name)")
+                #expect(destination.rootEntity.name == expected.rootEntity.name, "\(entity.name).\(relationship.name)")
                 checked += 1
             }
         }
