@@ -232,7 +232,12 @@ public struct ClassGenerator {
                 file: fileName,
                 message: "relationship \(relationship.name) of entity \(entity.name) has no destination entity")
         }
-        // A destination without a class of its own (generated or named) is a plain ManagedObject.
+        return classOfDestination(destination)
+    }
+
+    /// The class a destination entity's objects are read as: its own (generated or named), else the nearest
+    /// superentity's, else `ManagedObject`.
+    private func classOfDestination(_ destination: EntityDescription) -> String {
         if isGenerated(destination) || destination.managedObjectClassName != "ManagedObject" {
             return Self.className(of: destination)
         }
@@ -251,10 +256,7 @@ public struct ClassGenerator {
                 message: "fetched property \(fetched.name) of entity \(entity.name) fetches entity "
                     + "\(fetched.destinationEntityName), which the model does not have")
         }
-        if isGenerated(destination) || destination.managedObjectClassName != "ManagedObject" {
-            return Self.className(of: destination)
-        }
-        return superclassName(of: destination)
+        return classOfDestination(destination)
     }
 
     /// A fetched property: read-only, an array in the property's sort order (Core Data's `NSArray`).
