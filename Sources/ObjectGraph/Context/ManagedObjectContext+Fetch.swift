@@ -49,9 +49,7 @@ extension ManagedObjectContext {
             registered.reserveCapacity(registered.count + results.count)
             let refreshes = request.shouldRefreshRefetchedObjects && withValues
             let objects = results.map { result in
-                if refreshes, let loaded = registered[result.objectID], loaded.storage == .loaded,
-                    !loaded.isInsertedFlag
-                {
+                if refreshes, let loaded = registered[result.objectID], isRefetchable(loaded) {
                     if let record = result.takeRecord() { refreshLoaded(loaded, from: record) }
                     return loaded
                 }
@@ -158,6 +156,12 @@ extension ManagedObjectContext {
         return try fetchObjects(request).count
     }
 
+    /// Whether a fetch with ``FetchRequest/shouldRefreshRefetchedObjects`` puts the values it read in this object:
+    /// loaded, saved and not deleted.
+    func isRefetchable(_ object: ManagedObject) -> Bool {
+        object.storage == .loaded && !object.isInsertedFlag && !object.isDeletedFlag
+    }
+
     var hasPendingChanges: Bool { !inserted.isEmpty || !deleted.isEmpty || !changed.isEmpty }
 
     func entity(named name: String) throws -> EntityDescription {
@@ -177,8 +181,8 @@ extension ManagedObjectContext {
         var candidates: [ManagedObject] = []
         for result in stored {
             let object: ManagedObject
-            if request.shouldRefreshRefetchedObjects, let loaded = registered[result.objectID],
-                loaded.storage == .loaded, !loaded.isInsertedFlag, !loaded.isDeletedFlag, let record = result.record
+            if request.shouldRefreshRefetchedObjects, let loaded = registered[result.objectID], isRefetchable(loaded),
+                let record = result.record
             {
                 refreshLoaded(loaded, from: record)
                 object = loaded

@@ -85,9 +85,7 @@ extension ManagedObjectContext {
             if object.storage == .fault {
                 object.apply(parent.currentRecord(of: parentObject), in: self)
                 object.awakeFromFetch()
-            } else if request.shouldRefreshRefetchedObjects, object.storage == .loaded, !object.isInsertedFlag,
-                !object.isDeletedFlag
-            {
+            } else if request.shouldRefreshRefetchedObjects, isRefetchable(object) {
                 refreshLoaded(object, from: parent.currentRecord(of: parentObject))
             }
             guard !object.isDeletedFlag, !object.isInvalid, seen.insert(ObjectIdentifier(object)).inserted else {
