@@ -1,7 +1,7 @@
 import Foundation
-import ObjectGraph
 import Testing
 
+@testable import ObjectGraph
 @testable import ObjectGraphTestSupport
 
 /// Core Data's `includesPropertyValues` and `shouldRefreshRefetchedObjects` on fetch requests.
@@ -62,9 +62,13 @@ struct RefetchTests {
         let context = fixture.context()
         let request = FetchRequest(entityName: "Session")
         request.sortKeys = [SortKey("guid")]
+        // By default the faults keep the values the fetch read; without property values they keep none.
+        #expect(try context.fetch(request).allSatisfy { $0.isFault && $0.faultValues != nil })
+        context.reset()
         request.includesPropertyValues = false
         let objects = try context.fetch(request)
         #expect(objects.count == 2 && objects.allSatisfy(\.isFault))
+        #expect(objects.allSatisfy { $0.faultValues == nil })
         #expect(objects.map { $0.value(forKey: "title") as? String } == ["A2", "B2"])
         // Enough to delete them.
         for object in try context.fetch(request) { context.delete(object) }
