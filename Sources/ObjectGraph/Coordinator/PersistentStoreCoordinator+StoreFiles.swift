@@ -1,8 +1,10 @@
 import Foundation
 
 extension PersistentStoreCoordinator {
+    /// SQLite's files beside a database file: its write-ahead log, the log's index, its rollback journal.
+    static let journalSuffixes = ["-wal", "-shm", "-journal"]
     /// The files beside a store file that belong to it: SQLite's journal companions and a file store's history.
-    static let companionSuffixes = ["-wal", "-shm", "-journal", "-history"]
+    static let companionSuffixes = journalSuffixes + ["-history"]
 
     /// Deletes a store's file and the files that belong to it (Core Data's
     /// `destroyPersistentStore(at:type:options:)`).
@@ -22,12 +24,9 @@ extension PersistentStoreCoordinator {
                 code: .unknownStoreType, message: "No store class is registered for type '\(type)'.",
                 context: ErrorContext(storeURL: url))
         }
-        guard type != .inMemory else {
-            if let attached = persistentStore(for: url) { try remove(attached) }
-            return
-        }
-        guard url.isFileURL else { throw Self.notAFile(url) }
+        guard type == .inMemory || url.isFileURL else { throw Self.notAFile(url) }
         if let attached = persistentStore(for: url) { try remove(attached) }
+        guard type != .inMemory else { return }
         // The store file last: a reader that finds it finds no stale journal beside it.
         for suffix in Self.companionSuffixes + [""] {
             try Self.deleteIfPresent(url.path + suffix, storeURL: url)
@@ -71,15 +70,14 @@ extension PersistentStoreCoordinator {
             type: type, at: sourceURL, options: readOptions, model: managedObjectModel)
         let folder = destination.deletingLastPathComponent()
         let staging = folder.appendingPathComponent(".\(destination.lastPathComponent).replacing-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: staging) }
         do {
             try FileManager.default.copyItem(at: source, to: staging)
         } catch {
-            try? FileManager.default.removeItem(at: staging)
             throw StoreError(
                 code: .io, message: "Could not copy \(source.path) beside \(destination.path): \(error).",
                 context: ErrorContext(storeURL: destinationURL))
         }
-        defer { try? FileManager.default.removeItem(at: staging) }
         // The old companions go; the source's (its write-ahead log, its history) come; the store file last.
         for suffix in Self.companionSuffixes {
             try Self.deleteIfPresent(destination.path + suffix, storeURL: destinationURL)

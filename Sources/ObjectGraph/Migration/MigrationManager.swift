@@ -315,7 +315,7 @@ public final class MigrationManager {
 
     /// Removes a store's file and SQLite's companions.
     static func removeStoreFiles(at url: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
+        for suffix in [""] + PersistentStoreCoordinator.journalSuffixes {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
     }

@@ -85,7 +85,7 @@ extension PersistentStoreCoordinator {
             from: url, type: type, options: plain, mapping: mapping, to: temporary, type: type,
             options: plain)
         // The migrated file holds everything; the old one's journal companions go with it.
-        for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        for suffix in Self.journalSuffixes { try? FileManager.default.removeItem(atPath: url.path + suffix) }
         guard rename(temporary.path, url.path) == 0 else {
             let code = errno
             MigrationManager.removeStoreFiles(at: temporary)
