@@ -45,6 +45,29 @@ struct CustomAccessorTests {
         #expect(try fixture.context().all("Session").first?.value(forKey: "title") as? String == "New")
     }
 
+    /// A to-many set through the notices: undo puts back the members it had before willChangeValue.
+    @Test func aBracketedToManyChangeIsUndoneToItsFormerMembers() throws {
+        let fixture = Fixture(.inMemory)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a")
+        let ada = context.insertNewObject(forEntityName: "Person")
+        let bob = context.insertNewObject(forEntityName: "Person")
+        session.setValue([ada], forKey: "persons")
+        try context.save()
+        context.processPendingChanges()
+
+        session.willChangeValue(forKey: "persons")
+        session.setPrimitiveValue([bob], forKey: "persons")
+        session.didChangeValue(forKey: "persons")
+        context.processPendingChanges()
+        #expect(session.objects(forKey: "persons") == [bob])
+        context.undo()
+        #expect(session.objects(forKey: "persons") == [ada])
+        context.redo()
+        #expect(session.objects(forKey: "persons") == [bob])
+    }
+
     @Test(arguments: StoreKind.all)
     func refreshingEveryObjectFaultsTheUnchangedAndKeepsChanges(kind: StoreKind) throws {
         let fixture = Fixture(kind)

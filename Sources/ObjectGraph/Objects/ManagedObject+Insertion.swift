@@ -71,7 +71,10 @@ extension ManagedObject {
         let index = slot(for: key)
         if storage == .fault { fireFault() }
         guard let context = managedObjectContext, context.isRecordingUndo else { return }
-        context.valuesBeforeChange[ObjectIdentifier(self), default: [:]][index] = slotValue(index)
+        // A to-many's storage may change in place before didChangeValue: keep the members it has now.
+        let value = slotValue(index)
+        context.valuesBeforeChange[ObjectIdentifier(self), default: [:]][index] =
+            (value as? ToManyStorage).map { $0.copy() } ?? value
     }
 
     /// Core Data's notice after a custom setter changed a value: the change is recorded for undo (with the value
@@ -86,10 +89,7 @@ extension ManagedObject {
         let id = ObjectIdentifier(self)
         if let before = context.valuesBeforeChange[id]?.removeValue(forKey: index) {
             if context.valuesBeforeChange[id]?.isEmpty == true { context.valuesBeforeChange[id] = nil }
-            if context.isRecordingUndo {
-                let old: Any? = (before as? ToManyStorage).map { $0.copy() } ?? before
-                context.recordUndo(.set(self, index, other: old))
-            }
+            if context.isRecordingUndo { context.recordUndo(.set(self, index, other: before)) }
         }
         context.noteChanged(self, notify: true)
     }
