@@ -90,6 +90,36 @@ struct StoreFilesTests {
         #expect(try Self.titles(at: source, kind: kind) == ["Kept A", "Kept B"])
     }
 
+    /// A companion that cannot be deleted (a folder where `-journal` would be): destroy fails with `io` and keeps
+    /// the store file, which it deletes last; replace fails with `io` and leaves the destination as it was.
+    @Test func aCompanionThatCannotBeDeletedFailsWithIOAndKeepsTheStoreFile() throws {
+        let folder = TemporaryFolder()
+        let url = StoreKind.sqlite.url("live", in: folder)
+        let backup = StoreKind.sqlite.url("backup", in: folder)
+        for (file, title) in [(url, "Live"), (backup, "Backup")] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: file)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            context.makeSession("a", title: title)
+            try context.save()
+            try coordinator.remove(store)
+        }
+        let blocker = URL(fileURLWithPath: url.path + "-journal")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: blocker.appendingPathComponent("inside"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+
+        #expect {
+            try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: backup, type: .sqlite)
+        } throws: { ($0 as? StoreError)?.code == .io }
+        #expect {
+            try coordinator.destroyPersistentStore(at: url, type: .sqlite)
+        } throws: { ($0 as? StoreError)?.code == .io }
+        try FileManager.default.removeItem(at: blocker)
+        #expect(try Self.titles(at: url, kind: .sqlite) == ["Live"])
+        #expect(!(try Self.files(beside: url)).contains { $0.contains("replacing") })
+    }
+
     @Test func aSourceThatIsNotAStoreOrAnOpenDestinationChangesNothing() throws {
         let fixture = Fixture(.sqlite)
         let store = try fixture.addStore()
