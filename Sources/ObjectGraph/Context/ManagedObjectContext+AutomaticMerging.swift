@@ -21,25 +21,21 @@ extension ManagedObjectContext {
         get { automaticMerging != nil }
         set {
             guard newValue != (automaticMerging != nil) else { return }
-            automaticMerging = newValue ? AutomaticMerging(context: self) : nil
-            if newValue, mergesOnMainActorWhenMerging { mergesAutomaticallyOnMainActor = true }
-        }
-    }
-
-    /// On the main actor, when a save commits, merges it at once (for ``PersistentContainer/viewContext``).
-    var mergesAutomaticallyOnMainActor: Bool {
-        get { automaticMerging?.wakesMainActor.withLock { $0 != nil } ?? false }
-        set {
-            guard let automaticMerging else { return }
+            guard newValue else {
+                automaticMerging = nil
+                return
+            }
+            let merging = AutomaticMerging(context: self)
+            automaticMerging = merging
+            // The view context (``mergesOnMainActorWhenMerging``): on the main actor, a save is merged as soon as it
+            // commits.
+            guard mergesOnMainActorWhenMerging else { return }
             let box = UncheckedContextReference(self)
-            var wake: (@Sendable () -> Void)?
-            if newValue {
+            merging.wakesMainActor.withLock { wake in
                 wake = { @Sendable in
                     Task { @MainActor in box.mergePendingSaves() }
                 }
             }
-            let chosen = wake
-            automaticMerging.wakesMainActor.withLock { $0 = chosen }
         }
     }
 
