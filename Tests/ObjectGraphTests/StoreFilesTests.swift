@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import Testing
 
+@testable import ObjectGraph
 @testable import ObjectGraphTestSupport
 
 /// Core Data's `destroyPersistentStore` and `replacePersistentStore` on the file stores: what they delete and copy,
@@ -91,7 +92,7 @@ struct StoreFilesTests {
     }
 
     /// A companion that cannot be deleted (a folder where `-journal` would be): destroy fails with `io` and keeps
-    /// the store file, which it deletes last; replace fails with `io` and leaves the destination as it was.
+    /// the store file, which it deletes last; replace sets it aside with the rest of the old store and removes it.
     @Test func aCompanionThatCannotBeDeletedFailsWithIOAndKeepsTheStoreFile() throws {
         let folder = TemporaryFolder()
         let url = StoreKind.sqlite.url("live", in: folder)
@@ -110,14 +111,79 @@ struct StoreFilesTests {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
 
         #expect {
-            try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: backup, type: .sqlite)
-        } throws: { ($0 as? StoreError)?.code == .io }
-        #expect {
             try coordinator.destroyPersistentStore(at: url, type: .sqlite)
         } throws: { ($0 as? StoreError)?.code == .io }
-        try FileManager.default.removeItem(at: blocker)
-        #expect(try Self.titles(at: url, kind: .sqlite) == ["Live"])
-        #expect(!(try Self.files(beside: url)).contains { $0.contains("replacing") })
+        #expect(FileManager.default.fileExists(atPath: url.path))
+
+        try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: backup, type: .sqlite)
+        #expect(!FileManager.default.fileExists(atPath: blocker.path))
+        #expect(try Self.titles(at: url, kind: .sqlite) == ["Backup"])
+        #expect(try Self.hiddenFiles(in: folder) == [])
+    }
+
+    /// The files a replacement stages or sets aside (dot-files beside the destination).
+    private static func hiddenFiles(in folder: TemporaryFolder) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".") }
+    }
+
+    /// Every file of a store (name and bytes), to show that a failed replacement changed none of them.
+    private static func contents(beside url: URL) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        for name in try files(beside: url) {
+            result[name] = try Data(contentsOf: url.deletingLastPathComponent().appendingPathComponent(name))
+        }
+        return result
+    }
+
+    /// A rename that fails at any step of putting the files in place (setting the destination's files aside,
+    /// moving the copies in): `io`, and the destination's files are back as they were, byte for byte, with no
+    /// staged or set-aside file left. The destination has a write-ahead log and a history file of its own; the
+    /// source brings a history file (three renames aside, two into place).
+    @Test(arguments: 1...5)
+    func aRenameThatFailsPutsTheDestinationBack(failingAt step: Int) throws {
+        let folder = TemporaryFolder()
+        let url = StoreKind.sqlite.url("live", in: folder)
+        let backup = StoreKind.sqlite.url("backup", in: folder)
+        for (file, title) in [(url, "Live"), (backup, "Backup")] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+            let store = try coordinator.addPersistentStore(
+                type: .sqlite, at: file, options: [.persistentHistoryTracking: true])
+            let context = ManagedObjectContext(coordinator: coordinator)
+            context.makeSession("a", title: title)
+            try context.save()
+            try coordinator.remove(store)
+            try Data("history of \(title)".utf8).write(to: URL(fileURLWithPath: file.path + "-history"))
+            // The empty log SQLite may leave (no connection is open): the source brings no log.
+            try? FileManager.default.removeItem(atPath: file.path + "-wal")
+        }
+        // A log beside the destination, as a store another program has open would have.
+        try Data("log of Live".utf8).write(to: URL(fileURLWithPath: url.path + "-wal"))
+        let before = try Self.contents(beside: url)
+        #expect(before.keys.sorted() == ["live.sqlite", "live.sqlite-history", "live.sqlite-wal"])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        var calls = 0
+        #expect {
+            try coordinator.replacePersistentStore(
+                at: url, withPersistentStoreFrom: backup, sourceOptions: [:], type: .sqlite,
+                renaming: { from, to in
+                    calls += 1
+                    return calls == step ? EIO : (rename(from, to) == 0 ? 0 : errno)
+                })
+        } throws: { ($0 as? StoreError)?.code == .io }
+        #expect(try Self.contents(beside: url) == before)
+        #expect(try Self.hiddenFiles(in: folder) == [])
+
+        // The same replacement with renames that work: the source's three files, nothing else.
+        try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: backup, type: .sqlite)
+        let after = try Self.contents(beside: url)
+        // The old log went with the old store file (SQLite would otherwise replay it into the new one); the log
+        // there now is the source's (the empty one reading its metadata left), or none.
+        #expect(after["live.sqlite-wal"] == (try? Data(contentsOf: URL(fileURLWithPath: backup.path + "-wal"))))
+        #expect(after["live.sqlite-history"] == Data("history of Backup".utf8))
+        // The failing rename, then each one before it undone.
+        #expect(calls == 2 * step - 1)
+        #expect(after["live.sqlite"] == (try Data(contentsOf: backup)))
+        #expect(try Self.hiddenFiles(in: folder) == [])
     }
 
     @Test func aSourceThatIsNotAStoreOrAnOpenDestinationChangesNothing() throws {

@@ -38,20 +38,32 @@ extension PersistentStoreCoordinator {
     /// restoring a backup, or putting a seeded store in place.
     ///
     /// The source is read first as a store of `type` with this coordinator's model, so a file that is not one
-    /// changes nothing. The destination then gets the source's files, its own companions removed; the store file
-    /// is renamed into place last, so a reader sees the old store or the new one. The copy keeps the source's
-    /// store UUID, so object IDs of the source's objects stay valid for it. Replacing a store with itself does
-    /// nothing.
+    /// changes nothing. The source's files (the store file, its write-ahead log and history) are copied beside the
+    /// destination first; then the destination's own files are renamed aside, the copies renamed into place (the
+    /// store file last) and the set-aside files deleted. A failure before the last step puts the destination's
+    /// files back as they were, so the destination never holds one store's file with another's log. The copy keeps
+    /// the source's store UUID, so object IDs of the source's objects stay valid for it. Replacing a store with
+    /// itself does nothing.
     /// - Throws: ``StoreError/Code/unknownStoreType``; ``StoreError/Code/unsupportedRequest`` when either URL is
     ///   not a file's; the errors of reading the source's metadata
     ///   (``StoreError/Code/corruptFile``, ``StoreError/Code/foreignFile``, …); ``StoreError/Code/storeAlreadyAdded``
     ///   when a store of this coordinator is open at `destinationURL` (remove it first); ``StoreError/Code/io`` when
-    ///   copying fails (the destination is then as it was, unless the failure came while putting the files in
-    ///   place).
+    ///   copying or renaming fails (the destination is then as it was).
     public func replacePersistentStore(
         at destinationURL: URL, destinationOptions: PersistentStoreOptions = [:],
         withPersistentStoreFrom sourceURL: URL, sourceOptions: PersistentStoreOptions = [:],
         type: PersistentStoreType
+    ) throws {
+        try replacePersistentStore(
+            at: destinationURL, withPersistentStoreFrom: sourceURL, sourceOptions: sourceOptions, type: type,
+            renaming: { rename($0, $1) == 0 ? 0 : errno })
+    }
+
+    /// ``replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)`` with the
+    /// renaming call given (it returns 0 or an `errno`), so that tests can make a rename fail.
+    func replacePersistentStore(
+        at destinationURL: URL, withPersistentStoreFrom sourceURL: URL, sourceOptions: PersistentStoreOptions,
+        type: PersistentStoreType, renaming: (String, String) -> Int32
     ) throws {
         for url in [sourceURL, destinationURL] where !url.isFileURL { throw Self.notAFile(url) }
         let source = sourceURL.standardizedFileURL
@@ -68,35 +80,39 @@ extension PersistentStoreCoordinator {
         readOptions[.readOnly] = true
         _ = try Self.metadataForPersistentStore(
             type: type, at: sourceURL, options: readOptions, model: managedObjectModel)
+        func ioError(_ message: String) -> StoreError {
+            StoreError(code: .io, message: message, context: ErrorContext(storeURL: destinationURL))
+        }
         let folder = destination.deletingLastPathComponent()
-        let staging = folder.appendingPathComponent(".\(destination.lastPathComponent).replacing-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: staging) }
-        do {
-            try FileManager.default.copyItem(at: source, to: staging)
-        } catch {
-            throw StoreError(
-                code: .io, message: "Could not copy \(source.path) beside \(destination.path): \(error).",
-                context: ErrorContext(storeURL: destinationURL))
+        let token = UUID().uuidString
+        let staging = folder.appendingPathComponent(".\(destination.lastPathComponent).replacing-\(token)").path
+        let aside = folder.appendingPathComponent(".\(destination.lastPathComponent).replaced-\(token)").path
+        // The source's files that come along (the store file last), and the destination's that go.
+        let incoming = ["-wal", "-history"].filter { FileManager.default.fileExists(atPath: source.path + $0) } + [""]
+        let outgoing = (Self.companionSuffixes + [""]).filter {
+            (try? FileManager.default.attributesOfItem(atPath: destination.path + $0)) != nil
         }
-        // The old companions go; the source's (its write-ahead log, its history) come; the store file last.
-        for suffix in Self.companionSuffixes {
-            try Self.deleteIfPresent(destination.path + suffix, storeURL: destinationURL)
-        }
-        for suffix in ["-wal", "-history"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+        defer { for suffix in incoming { try? FileManager.default.removeItem(atPath: staging + suffix) } }
+        for suffix in incoming {
             do {
-                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: destination.path + suffix)
+                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: staging + suffix)
             } catch {
-                throw StoreError(
-                    code: .io, message: "Could not copy \(source.path + suffix): \(error).",
-                    context: ErrorContext(storeURL: destinationURL))
+                throw ioError("Could not copy \(source.path + suffix) beside \(destination.path): \(error).")
             }
         }
-        guard rename(staging.path, destination.path) == 0 else {
-            let code = errno
-            throw StoreError(
-                code: .io, message: "Could not put the copy in place of \(destination.path) (errno \(code)).",
-                context: ErrorContext(storeURL: destinationURL))
+        // Renames done so far, undone in reverse order when a later one fails.
+        var done: [(from: String, to: String)] = []
+        func move(_ from: String, _ to: String) throws {
+            let code = renaming(from, to)
+            guard code == 0 else {
+                for step in done.reversed() { _ = renaming(step.to, step.from) }
+                throw ioError("Could not rename \(from) to \(to) (errno \(code)); the destination is as it was.")
+            }
+            done.append((from, to))
         }
+        for suffix in outgoing { try move(destination.path + suffix, aside + suffix) }
+        for suffix in incoming { try move(staging + suffix, destination.path + suffix) }
+        for suffix in outgoing { try? FileManager.default.removeItem(atPath: aside + suffix) }
     }
 
     /// The error for a store URL that names no file (a PostgreSQL server's, say): there are no files to delete or
