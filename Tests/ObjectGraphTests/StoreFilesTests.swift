@@ -135,6 +135,44 @@ struct StoreFilesTests {
         return result
     }
 
+    /// A rename that fails, and the undoing of the one before it too (the old store file set aside): `io` naming
+    /// the file to put back by hand, and nothing of the old store deleted.
+    @Test func aFailedUndoSaysWhereTheOldFilesAre() throws {
+        let folder = TemporaryFolder()
+        let url = StoreKind.sqlite.url("live", in: folder)
+        let backup = StoreKind.sqlite.url("backup", in: folder)
+        for (file, title) in [(url, "Live"), (backup, "Backup")] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: file)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            context.makeSession("a", title: title)
+            try context.save()
+            try coordinator.remove(store)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        }
+        let before = try Data(contentsOf: url)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        var calls: [(String, String)] = []
+        let error = try #require(throws: StoreError.self) {
+            try coordinator.replacePersistentStore(
+                at: url, withPersistentStoreFrom: backup, sourceOptions: [:], type: .sqlite,
+                renaming: { from, to in
+                    calls.append((from, to))
+                    // The store file set aside (the destination's only file), then the copy moved in fails, and
+                    // so does moving the store file back.
+                    return calls.count == 1 ? (rename(from, to) == 0 ? 0 : errno) : EIO
+                })
+        }
+        #expect(error.code == .io)
+        #expect(calls.count == 3)
+        let aside = try #require(calls.first?.1)
+        #expect(error.message.contains("put them back by hand") && error.message.contains(aside))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: aside)) == before)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        // Only the set-aside file is left: the staged copy is gone.
+        #expect(try Self.hiddenFiles(in: folder) == [URL(fileURLWithPath: aside).lastPathComponent])
+    }
+
     /// A rename that fails at any step of putting the files in place (setting the destination's files aside,
     /// moving the copies in): `io`, and the destination's files are back as they were, byte for byte, with no
     /// staged or set-aside file left. The destination has a write-ahead log and a history file of its own; the

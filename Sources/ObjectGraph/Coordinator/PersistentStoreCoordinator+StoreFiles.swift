@@ -105,7 +105,14 @@ extension PersistentStoreCoordinator {
         func move(_ from: String, _ to: String) throws {
             let code = renaming(from, to)
             guard code == 0 else {
-                for step in done.reversed() { _ = renaming(step.to, step.from) }
+                let stuck = done.reversed().filter { renaming($0.to, $0.from) != 0 }
+                guard stuck.isEmpty else {
+                    // Nothing is deleted: the old files are still there, under the names they were moved to.
+                    let names = stuck.map { "\($0.from) (now \($0.to))" }.joined(separator: ", ")
+                    throw ioError(
+                        "Could not rename \(from) to \(to) (errno \(code)), nor move back \(names): put them back "
+                            + "by hand.")
+                }
                 throw ioError("Could not rename \(from) to \(to) (errno \(code)); the destination is as it was.")
             }
             done.append((from, to))
