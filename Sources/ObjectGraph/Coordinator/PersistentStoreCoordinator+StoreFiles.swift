@@ -48,7 +48,8 @@ extension PersistentStoreCoordinator {
     ///   not a file's; the errors of reading the source's metadata
     ///   (``StoreError/Code/corruptFile``, ``StoreError/Code/foreignFile``, …); ``StoreError/Code/storeAlreadyAdded``
     ///   when a store of this coordinator is open at `destinationURL` (remove it first); ``StoreError/Code/io`` when
-    ///   copying or renaming fails (the destination is then as it was).
+    ///   copying or renaming fails (the destination is then as it was; should moving a file back fail too, the
+    ///   error names the file and where it is, and nothing is deleted).
     public func replacePersistentStore(
         at destinationURL: URL, destinationOptions: PersistentStoreOptions = [:],
         withPersistentStoreFrom sourceURL: URL, sourceOptions: PersistentStoreOptions = [:],
@@ -105,7 +106,8 @@ extension PersistentStoreCoordinator {
         func move(_ from: String, _ to: String) throws {
             let code = renaming(from, to)
             guard code == 0 else {
-                let stuck = done.reversed().filter { renaming($0.to, $0.from) != 0 }
+                var stuck: [(from: String, to: String)] = []
+                for step in done.reversed() where renaming(step.to, step.from) != 0 { stuck.append(step) }
                 guard stuck.isEmpty else {
                     // Nothing is deleted: the old files are still there, under the names they were moved to.
                     let names = stuck.map { "\($0.from) (now \($0.to))" }.joined(separator: ", ")
