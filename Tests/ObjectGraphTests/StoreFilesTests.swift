@@ -95,16 +95,7 @@ struct StoreFilesTests {
     /// the store file, which it deletes last; replace sets it aside with the rest of the old store and removes it.
     @Test func aCompanionThatCannotBeDeletedFailsWithIOAndKeepsTheStoreFile() throws {
         let folder = TemporaryFolder()
-        let url = StoreKind.sqlite.url("live", in: folder)
-        let backup = StoreKind.sqlite.url("backup", in: folder)
-        for (file, title) in [(url, "Live"), (backup, "Backup")] {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
-            let store = try coordinator.addPersistentStore(type: .sqlite, at: file)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            context.makeSession("a", title: title)
-            try context.save()
-            try coordinator.remove(store)
-        }
+        let (url, backup) = try Self.liveAndBackup(in: folder)
         let blocker = URL(fileURLWithPath: url.path + "-journal")
         try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: blocker.appendingPathComponent("inside"))
@@ -119,6 +110,24 @@ struct StoreFilesTests {
         #expect(!FileManager.default.fileExists(atPath: blocker.path))
         #expect(try Self.titles(at: url, kind: .sqlite) == ["Backup"])
         #expect(try Self.hiddenFiles(in: folder) == [])
+    }
+
+    /// Two closed SQLite stores in `folder`: "live", with a session titled Live, and "backup", with one titled
+    /// Backup.
+    private static func liveAndBackup(
+        in folder: TemporaryFolder, options: PersistentStoreOptions = [:]
+    ) throws -> (live: URL, backup: URL) {
+        let live = StoreKind.sqlite.url("live", in: folder)
+        let backup = StoreKind.sqlite.url("backup", in: folder)
+        for (file, title) in [(live, "Live"), (backup, "Backup")] {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+            let store = try coordinator.addPersistentStore(type: .sqlite, at: file, options: options)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            context.makeSession("a", title: title)
+            try context.save()
+            try coordinator.remove(store)
+        }
+        return (live, backup)
     }
 
     /// The files a replacement stages or sets aside (dot-files beside the destination).
@@ -139,15 +148,8 @@ struct StoreFilesTests {
     /// the file to put back by hand, and nothing of the old store deleted.
     @Test func aFailedUndoSaysWhereTheOldFilesAre() throws {
         let folder = TemporaryFolder()
-        let url = StoreKind.sqlite.url("live", in: folder)
-        let backup = StoreKind.sqlite.url("backup", in: folder)
-        for (file, title) in [(url, "Live"), (backup, "Backup")] {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
-            let store = try coordinator.addPersistentStore(type: .sqlite, at: file)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            context.makeSession("a", title: title)
-            try context.save()
-            try coordinator.remove(store)
+        let (url, backup) = try Self.liveAndBackup(in: folder)
+        for file in [url, backup] {
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
         }
         let before = try Data(contentsOf: url)
@@ -180,16 +182,8 @@ struct StoreFilesTests {
     @Test(arguments: 1...5)
     func aRenameThatFailsPutsTheDestinationBack(failingAt step: Int) throws {
         let folder = TemporaryFolder()
-        let url = StoreKind.sqlite.url("live", in: folder)
-        let backup = StoreKind.sqlite.url("backup", in: folder)
+        let (url, backup) = try Self.liveAndBackup(in: folder, options: [.persistentHistoryTracking: true])
         for (file, title) in [(url, "Live"), (backup, "Backup")] {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
-            let store = try coordinator.addPersistentStore(
-                type: .sqlite, at: file, options: [.persistentHistoryTracking: true])
-            let context = ManagedObjectContext(coordinator: coordinator)
-            context.makeSession("a", title: title)
-            try context.save()
-            try coordinator.remove(store)
             try Data("history of \(title)".utf8).write(to: URL(fileURLWithPath: file.path + "-history"))
             // The empty log SQLite may leave (no connection is open): the source brings no log.
             try? FileManager.default.removeItem(atPath: file.path + "-wal")
