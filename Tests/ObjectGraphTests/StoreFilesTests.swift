@@ -178,8 +178,9 @@ struct StoreFilesTests {
     /// A rename that fails at any step of putting the files in place (setting the destination's files aside,
     /// moving the copies in): `io`, and the destination's files are back as they were, byte for byte, with no
     /// staged or set-aside file left. The destination has a write-ahead log and a history file of its own; the
-    /// source brings a history file (three renames aside, two into place).
-    @Test(arguments: 1...5)
+    /// source brings its store file, a history file and the empty log reading its metadata leaves (three renames
+    /// aside, three into place, the store file's last).
+    @Test(arguments: 1...6)
     func aRenameThatFailsPutsTheDestinationBack(failingAt step: Int) throws {
         let folder = TemporaryFolder()
         let (url, backup) = try Self.liveAndBackup(in: folder, options: [.persistentHistoryTracking: true])
@@ -205,8 +206,16 @@ struct StoreFilesTests {
         #expect(try Self.contents(beside: url) == before)
         #expect(try Self.hiddenFiles(in: folder) == [])
 
-        // The same replacement with renames that work: the source's three files, nothing else.
-        try coordinator.replacePersistentStore(at: url, withPersistentStoreFrom: backup, type: .sqlite)
+        // The same replacement with renames that work: the source's files, nothing else, in six renames (so the
+        // cases above failed each of them).
+        var renames = 0
+        try coordinator.replacePersistentStore(
+            at: url, withPersistentStoreFrom: backup, sourceOptions: [:], type: .sqlite,
+            renaming: { from, to in
+                renames += 1
+                return rename(from, to) == 0 ? 0 : errno
+            })
+        #expect(renames == 6)
         let after = try Self.contents(beside: url)
         // The old log went with the old store file (SQLite would otherwise replay it into the new one); the log
         // there now is the source's (the empty one reading its metadata left), or none.
