@@ -5,8 +5,26 @@ import Foundation
 ///
 /// The statement's first three columns are `Z_PK`, `Z_ENT`, `Z_OPT`; then come attribute columns, to-one keys
 /// (with their entity columns), and one scalar subquery per to-many relationship that lists the destinations as
-/// `pk:ent,pk:ent,…` in order (``SQLDialect/orderedList(_:from:where:orderBy:)``).
+/// `pk:ent,pk:ent,…` in order (``SQLDialect/orderedList(_:from:where:orderBy:)``). A layout made to defer lists
+/// has no such columns: its ``deferredLists`` read the lists of many rows at once, after the rows.
 package struct SQLRecordLayout {
+    /// A to-many relationship whose destinations one more query reads for all the rows read (a correlated subquery
+    /// per row cost four times the rest of a thousand-row read): ``select`` (`SELECT owner, key, entity number …
+    /// WHERE owner`), then a condition on the owner's key (`IN (…)`, or `BETWEEN ? AND ?` for owners whose keys
+    /// are close), then ``orderBy``: rows in order of owner, then of the list.
+    package struct DeferredList: Sendable {
+        /// The statement up to the condition on the owner's key.
+        package let select: String
+        /// ` ORDER BY …`.
+        package let orderBy: String
+        /// The relationship's destination entity, for keys without a known entity number.
+        package let destination: String
+        /// The destination's entity number when the query reads none (its table holds no other entity).
+        package let destinationNumber: Int64?
+        /// Where the list goes in the rows of each entity number that has the relationship.
+        package let positions: [Int64: Int]
+    }
+
     /// What a column holds for a field.
     package enum Value {
         case attribute(ColumnKind)
@@ -91,11 +109,14 @@ package struct SQLRecordLayout {
     private let plans: [Int64: EntityPlan]
     /// The plan when the layout reads one entity (no lookup per row).
     private let onlyPlan: EntityPlan?
+    /// The to-many relationships read after the rows, when the layout defers lists.
+    package let deferredLists: [DeferredList]
 
-    /// The layout of rows of `entities` read from `alias`, limited to `properties` when given.
+    /// The layout of rows of `entities` read from `alias`, limited to `properties` when given; with `defersLists`,
+    /// to-many relationships are left to ``deferredLists`` rather than read by a subquery per row.
     package init(
         schema: SQLSchema, entities: [SQLEntityMapping], alias: String, aliases: AliasCounter,
-        properties: Set<String>?, dialect: any SQLDialect
+        properties: Set<String>?, dialect: any SQLDialect, defersLists: Bool = false
     ) {
         var indexByExpression: [String: Int] = [:]
         var columns: [String] = []
@@ -107,6 +128,8 @@ package struct SQLRecordLayout {
             return index
         }
         var plans: [Int64: EntityPlan] = [:]
+        var deferred: [ObjectIdentifier: (select: String, orderBy: String, destination: String, number: Int64?)] = [:]
+        var deferredOrder: [ObjectIdentifier] = []
         let table = entities.first?.table
         for mapping in entities {
             var fields: [Field] = []
@@ -129,6 +152,21 @@ package struct SQLRecordLayout {
                         value: .toOne(entityColumn: entityColumn, destination: destination.name)))
             }
             for toMany in mapping.toManys {
+                if defersLists {
+                    guard properties?.contains(toMany.relationship.name) ?? true,
+                        let destination = toMany.relationship.destinationEntity,
+                        let query = Self.listQuery(toMany, schema: schema)
+                    else { continue }
+                    let key = ObjectIdentifier(toMany.relationship)
+                    if deferred[key] == nil {
+                        deferred[key] = (query.select, query.orderBy, destination.name, query.destinationNumber)
+                        deferredOrder.append(key)
+                    }
+                    fields.append(
+                        Field(name: toMany.relationship.name, column: -1, value: .toMany(destination: destination.name))
+                    )
+                    continue
+                }
                 guard properties?.contains(toMany.relationship.name) ?? true,
                     let destination = toMany.relationship.destinationEntity,
                     let subquery = Self.listSubquery(
@@ -155,6 +193,51 @@ package struct SQLRecordLayout {
         self.columns = columns
         self.plans = plans
         onlyPlan = plans.count == 1 ? plans.values.first : nil
+        var positions: [ObjectIdentifier: [Int64: Int]] = [:]
+        for mapping in entities {
+            guard let plan = plans[mapping.number] else { continue }
+            for (index, field) in plan.fields.enumerated() where field.column < 0 {
+                guard let relationship = mapping.toMany(named: field.name)?.relationship else { continue }
+                positions[ObjectIdentifier(relationship), default: [:]][mapping.number] = plan.reads[index].position
+            }
+        }
+        deferredLists = deferredOrder.compactMap { key in
+            guard let query = deferred[key], let positions = positions[key] else { return nil }
+            return DeferredList(
+                select: query.select, orderBy: query.orderBy, destination: query.destination,
+                destinationNumber: query.number, positions: positions)
+        }
+    }
+
+    /// The statement that lists a to-many relationship's destinations for many owners (``DeferredList``); `nil`
+    /// when a table is missing. The destination's entity number is read only when its table holds several (so
+    /// that an index on the owner's column covers the query).
+    static func listQuery(_ toMany: ToManyMapping, schema: SQLSchema)
+        -> (select: String, orderBy: String, destinationNumber: Int64?)?
+    {
+        switch toMany.link {
+        case .foreignKey(let table, let column):
+            guard schema.hasTable(table.name), table.has(column.name) else { return nil }
+            let owner = "l.\(quoted(column.name))"
+            let order = column.orderColumn.flatMap { table.has($0) ? "l.\(quoted($0)), " : nil } ?? ""
+            let single = table.entityNumbers.count == 1 ? table.entityNumbers.first : nil
+            return (
+                "SELECT \(owner), l.Z_PK, \(single == nil ? "l.Z_ENT" : "NULL") FROM \(quoted(table.name)) l WHERE \(owner)",
+                " ORDER BY \(owner), \(order)l.Z_PK", single
+            )
+        case .join(let join, let isOwner):
+            let table = isOwner ? join.otherTable : join.ownerTable
+            guard schema.hasTable(join.name), schema.hasTable(table.name) else { return nil }
+            let mine = "l.\(quoted(isOwner ? join.ownerColumn : join.otherColumn))"
+            let theirs = "l.\(quoted(isOwner ? join.otherColumn : join.ownerColumn))"
+            let order = isOwner ? join.orderColumn.map { "l.\(quoted($0)), " } ?? "" : ""
+            let single = table.entityNumbers.count == 1 ? table.entityNumbers.first : nil
+            let from =
+                single == nil
+                ? "COALESCE(d.Z_ENT, 0) FROM \(quoted(join.name)) l LEFT JOIN \(quoted(table.name)) d ON d.Z_PK = \(theirs)"
+                : "NULL FROM \(quoted(join.name)) l"
+            return ("SELECT \(mine), \(theirs), \(from) WHERE \(mine)", " ORDER BY \(mine), \(order)\(theirs)", single)
+        }
     }
 
     /// The plan of an entity number; `nil` for an entity the layout does not read.

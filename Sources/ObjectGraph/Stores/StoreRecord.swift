@@ -76,6 +76,14 @@ public struct StoreRecord: Sendable {
         }
     }
 
+    /// Sets the value at a position of the record's row (nothing when it keeps its values otherwise).
+    package mutating func setRowValue(_ value: (any Sendable)?, at position: Int) {
+        guard case .row(let keys, var row) = storage else { return }
+        storage = .dictionary([:])  // so that the row is changed in place
+        row[position] = value
+        storage = .row(keys, row)
+    }
+
     /// The values as a row laid out by `keys`, when the record keeps them so.
     package func row(laidOutBy keys: RecordKeys) -> [(any Sendable)?]? {
         if case .row(let own, let row) = storage, own === keys { return row }

@@ -49,8 +49,9 @@ struct FetchQuery {
         if request.includesValues || inMemory {
             let entities = request.entityNames.sorted().compactMap { schema.entities[$0] }
             let properties = inMemory ? nil : request.propertiesToFetch.map(Set.init)
+            // Unless it is limited to a few rows, a fetch reads to-many lists with one query each after the rows.
             reader = RecordReader(schema: schema, entities: entities, alias: scope.alias, aliases: scope.aliases,
-                                  properties: properties)
+                                  properties: properties, defersLists: !FetchQueryKey.readsFewRows(request))
         }
         var select = ["\(scope.alias).Z_PK", "\(scope.alias).Z_ENT", "\(scope.alias).Z_OPT"] + (reader?.columns ?? [])
         var sortColumns: [(Int32, ColumnKind)] = []
@@ -87,6 +88,8 @@ struct FetchQueryKey: Hashable {
     let sortKeys: [SortKey]
     /// Whether the request has a limit, not its value (the query binds it).
     let isLimited: Bool
+    /// Whether the limit is below ``SQLiteStore/fewestRowsForListQueries`` (to-many lists are read in the rows).
+    let readsFewRows: Bool
     let propertiesToFetch: [String]?
     let includesValues: Bool
 
@@ -96,7 +99,13 @@ struct FetchQueryKey: Hashable {
         predicate = request.predicate
         sortKeys = request.sortKeys
         isLimited = request.limit > 0
+        readsFewRows = Self.readsFewRows(request)
         propertiesToFetch = request.propertiesToFetch
         includesValues = request.includesValues
+    }
+
+    /// Whether a request is limited to fewer rows than ``SQLiteStore/fewestRowsForListQueries``.
+    static func readsFewRows(_ request: StoreFetchRequest) -> Bool {
+        request.limit > 0 && request.limit < SQLiteStore.fewestRowsForListQueries
     }
 }

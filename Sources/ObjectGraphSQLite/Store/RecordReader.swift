@@ -10,11 +10,13 @@ struct RecordReader {
     /// The select-list expressions after `Z_PK, Z_ENT, Z_OPT`.
     var columns: [String] { layout.columns }
 
-    /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given.
+    /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given. With
+    /// `defersLists`, to-many relationships are read after the rows by ``fillLists(_:entityNumbers:connection:ids:)``
+    /// (for reads of many rows; one row reads faster with its lists in the same statement).
     init(schema: SQLSchema, entities: [SQLEntityMapping], alias: String, aliases: AliasCounter,
-         properties: Set<String>?) {
+         properties: Set<String>?, defersLists: Bool = false) {
         layout = SQLRecordLayout(schema: schema, entities: entities, alias: alias, aliases: aliases,
-                                 properties: properties, dialect: SQLiteDialect())
+                                 properties: properties, dialect: SQLiteDialect(), defersLists: defersLists)
     }
 
     /// The record of the current row, whose key, entity number and entity name the caller read.
@@ -30,6 +32,75 @@ struct RecordReader {
             }
         }
         return StoreRecord(objectID: id, version: statement.int64(at: 2), keys: plan.keys, row: row)
+    }
+
+    /// Reads the deferred to-many lists of `records` (whose entity numbers are `entityNumbers`, in step) with one
+    /// query per relationship and batch of owners, and puts them in the records' rows; a record without
+    /// destinations keeps no value, as a list read in the row would give.
+    func fillLists(_ records: inout [StoreRecord], from start: Int = 0, entityNumbers: [Int64],
+                   connection: SQLiteConnection, ids: StoreIDs) throws {
+        let lists = layout.deferredLists
+        guard !lists.isEmpty, start < records.count else { return }
+        let limit = max(1, min(Int(sqlite3_limit(try connection.openHandle(), SQLITE_LIMIT_VARIABLE_NUMBER, -1)),
+                               SQLiteStore.largestBatchQuery))
+        for list in lists {
+            var owners: [Int64] = []
+            var index: [Int64: Int] = [:]
+            for offset in start..<records.count where list.positions[entityNumbers[offset - start]] != nil {
+                let key = records[offset].objectID.referenceKey
+                if index.updateValue(offset, forKey: key) == nil { owners.append(key) }
+            }
+            guard !owners.isEmpty else { continue }
+            owners.sort()
+            var first = 0
+            while first < owners.count {
+                let statement: SQLiteStatement
+                let chunk: ArraySlice<Int64>
+                if owners[owners.count - 1] - owners[first] < 2 * Int64(owners.count - first) {
+                    // Close keys (most of a table, as fetches read): one range, rows of other owners skipped.
+                    chunk = owners[first...]
+                    statement = try connection.prepare(list.select + " BETWEEN ? AND ?" + list.orderBy)
+                    try statement.bind(chunk.first!, at: 1)
+                    try statement.bind(chunk.last!, at: 2)
+                } else {
+                    chunk = owners[first..<min(first + limit, owners.count)]
+                    // Placeholder counts are powers of two (the rest bound to NULL), so few statements are cached.
+                    var count = 8
+                    while count < chunk.count { count *= 2 }
+                    count = min(count, limit)
+                    statement = try connection.prepare(
+                        list.select + " IN (" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+                            + list.orderBy)
+                    var parameter: Int32 = 1
+                    for key in chunk {
+                        try statement.bind(key, at: parameter)
+                        parameter += 1
+                    }
+                }
+                first += chunk.count
+                defer { statement.reset() }
+                var owner: Int64?
+                var destinations: [ManagedObjectID] = []
+                func flush() {
+                    guard let owner, !destinations.isEmpty, let offset = index[owner],
+                        let position = list.positions[entityNumbers[offset - start]]
+                    else { return }
+                    records[offset].setRowValue(destinations, at: position)
+                }
+                while try statement.step() == .row {
+                    let key = statement.int64(at: 0)
+                    if key != owner {
+                        flush()
+                        owner = key
+                        destinations = []
+                    }
+                    let number = statement.isNull(at: 2) ? list.destinationNumber : statement.int64(at: 2)
+                    destinations.append(SQLRecordLayout.destination(
+                        key: statement.int64(at: 1), entityNumber: number, destination: list.destination, ids: ids))
+                }
+                flush()
+            }
+        }
     }
 
     /// One attribute of the current row; `relationship` reads any other field.
@@ -83,6 +154,8 @@ struct RecordReader {
             return SQLRecordLayout.destination(key: statement.int64(at: column), entityNumber: entityNumber,
                                                destination: destination, ids: ids)
         case .toMany(let destination):
+            // A deferred list has no column; fillLists(_:from:entityNumbers:connection:ids:) reads it.
+            guard column >= 0 else { return nil }
             let handle = statement.handle
             guard let text = sqlite3_column_text(handle, column) else { return nil }
             let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))

@@ -21,6 +21,8 @@ extension SQLiteStore {
             let ids = storeIDs()
             let reader = query.reader
             let schema: SQLSchema = schema
+            let defersLists = !(reader?.layout.deferredLists.isEmpty ?? true)
+            var entityNumbers: [Int64] = []
             while try statement.step() == .row {
                 let number = statement.int64(at: 1)
                 guard let id = ids.id(entityNumber: number, key: statement.int64(at: 0)) else { continue }
@@ -29,6 +31,19 @@ extension SQLiteStore {
                 results.append(StoreFetchResult(
                     objectID: id, sortValues: sortValues,
                     record: reader?.record(statement, id: id, entityNumber: number, schema: schema, ids: ids)))
+                if defersLists { entityNumbers.append(number) }
+            }
+            statement.reset()
+            if let reader, defersLists, !results.isEmpty {
+                // The records are moved out and back, so that each row is changed in place.
+                var records: [StoreRecord] = []
+                records.reserveCapacity(results.count)
+                for index in results.indices {
+                    records.append(results[index].record!)
+                    results[index].record = nil
+                }
+                try reader.fillLists(&records, entityNumbers: entityNumbers, connection: connection, ids: ids)
+                for (index, record) in records.enumerated() { results[index].record = record }
             }
             return results
         }

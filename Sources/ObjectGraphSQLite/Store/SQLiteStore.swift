@@ -57,8 +57,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var dataVersionReads = 0
     /// The `SELECT` of one object's row and its reader, by entity number.
     var recordQueries: [Int64: (String, RecordReader)] = [:]
-    /// The `SELECT … WHERE Z_PK IN (` of batches of faults and its reader, by table name.
-    var batchQueries: [String: (String, RecordReader)] = [:]
+    /// The `SELECT … WHERE Z_PK IN (` of batches of faults and its reader, by table name and how lists are read.
+    var batchQueries: [BatchQueryKey: (String, RecordReader)] = [:]
     /// Compiled fetches, by request.
     var fetchQueries: [FetchQueryKey: FetchQuery] = [:]
     /// Prototype IDs per entity (see ``storeIDs()``).

@@ -27,6 +27,10 @@ final class StatementLog {
     deinit { sqlite3_trace_v2(handle, 0, nil, nil) }
 
     var count: Int { statements.count }
+    /// The statements that list to-many destinations for many rows read before them (`SELECT l.… WHERE l.… IN (`).
+    var listQueries: Int { statements.filter { $0.hasPrefix("SELECT l.") }.count }
+    /// The statements that read rows (all but ``listQueries``).
+    var rowQueries: Int { count - listQueries }
     func reset() { statements.removeAll() }
 }
 
@@ -120,15 +124,18 @@ struct FetchBatchSizeTests {
         // Faults (Core Data's default), each keeping the values its row brought: firing them asks nothing more.
         let results = try context.fetch(FetchRequest(entityName: "Session"))
         #expect(results.count == 23 && results.allSatisfy { $0.isFault })
+        // The rows, then the lists of Session's two to-many relationships (persons, notes), each with one query for
+        // all the rows.
+        #expect(log.rowQueries == 1 && log.listQueries == 2)
         for object in results { _ = object.value(forKey: "title") }
         #expect(results.allSatisfy { !$0.isFault })
-        #expect(log.count == 1)
+        #expect(log.count == 3)
 
         let request = FetchRequest(entityName: "Session")
         request.returnsObjectsAsFaults = false
         let loaded = try fixture.context().fetch(request)
         #expect(loaded.count == 23 && loaded.allSatisfy { !$0.isFault })
-        #expect(log.count == 2)
+        #expect(log.rowQueries == 2 && log.listQueries == 4)
         withExtendedLifetime(context) {}
     }
 

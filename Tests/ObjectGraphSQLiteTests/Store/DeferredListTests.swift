@@ -1,0 +1,128 @@
+import CSQLite
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
+
+/// Reads of many rows list their to-many destinations with one query per relationship after the rows; reads of a
+/// few rows list them in the row. Both must give the same records: orders of ordered relationships, destinations of
+/// sub-entities, empty lists (no value), and owners split into several statements past the parameter limit.
+@Suite("SQLite store: to-many lists read after the rows")
+struct DeferredListTests {
+    /// Sessions (some workshops, a sub-entity in the same table) in rooms, with ordered persons (a join table read
+    /// from both sides) and notes; some sessions have none of them.
+    private func populated(_ fixture: Fixture) throws -> (SQLiteStore, [ManagedObjectID]) {
+        let store = try #require(try fixture.addStore() as? SQLiteStore)
+        let context = fixture.context()
+        let rooms = (0..<4).map { index in
+            let room = context.insertNewObject(forEntityName: "Room")
+            room.setValue("Room \(index)", forKey: "name")
+            return room
+        }
+        let persons = (0..<90).map { index in
+            let person = context.insertNewObject(forEntityName: "Person")
+            person.setValue("Person \(index)", forKey: "name")
+            return person
+        }
+        for index in 0..<150 {
+            let session: ManagedObject
+            if index % 5 == 0 {
+                session = context.insertNewObject(forEntityName: "Workshop")
+                session.setValue(String(format: "w%03d", index), forKey: "guid")
+                session.setValue("Workshop \(index)", forKey: "title")
+            } else {
+                session = context.makeSession(String(format: "s%03d", index))
+            }
+            guard index % 7 != 0 else { continue }  // no room, persons or notes
+            session.setValue(rooms[index % rooms.count], forKey: "room")
+            // Out of key order, so that the order column decides.
+            let chosen = [persons[(index * 13) % 90], persons[(index * 7 + 3) % 90], persons[index % 90]]
+            var seen = Set<ObjectIdentifier>()
+            let distinct: [ManagedObject] = chosen.filter { seen.insert(ObjectIdentifier($0)).inserted }
+            session.setValue(distinct, forKey: "persons")
+            if index % 3 == 0 {
+                let note = context.insertNewObject(forEntityName: "Note")
+                note.setValue("Note \(index)", forKey: "text")
+                session.setValue(Set([note]), forKey: "notes")
+            }
+        }
+        try context.save()
+        return (store, context.registeredObjects.map { (object: ManagedObject) in object.objectID })
+    }
+
+    /// A record's values as text, keys in order, so that two reads compare.
+    private func describe(_ record: StoreRecord) -> String {
+        record.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    @Test func manyRowsAndFewRowsReadTheSameLists() throws {
+        let fixture = Fixture(.sqlite)
+        let (store, ids) = try populated(fixture)
+        #expect(ids.count > 2 * SQLiteStore.fewestRowsForListQueries)
+        // One by one: the lists come in each row.
+        var single: [ManagedObjectID: String] = [:]
+        for id in ids { single[id] = describe(try #require(try store.record(for: id))) }
+        #expect(single.values.contains { $0.contains("persons=[") && $0.contains("room=") })
+        #expect(single.values.contains { $0.contains("notes=[") })
+
+        let log = try StatementLog(store)
+        // Many at once, in one batch and then in batches split by a lower parameter limit.
+        let batch = try store.records(for: ids)
+        #expect(log.listQueries > 0)
+        #expect(Dictionary(uniqueKeysWithValues: batch.map { ($0.objectID, describe($0)) }) == single)
+        let connection = try store.openConnection()
+        let old = sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 40)
+        defer { sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, old) }
+        log.reset()
+        let split = try store.records(for: ids)
+        #expect(Dictionary(uniqueKeysWithValues: split.map { ($0.objectID, describe($0)) }) == single)
+        #expect(log.statements.allSatisfy { $0.components(separatedBy: "?").count - 1 <= 40 })
+
+        // Fetches of whole entities, sub-entities included, and a fetch limited to a few rows.
+        let model = fixture.coordinator.managedObjectModel
+        for name in ["Session", "Person", "Room", "Note"] {
+            let entity = try #require(model.entitiesByName[name])
+            let names = Set(entity.selfAndDescendants.map { (entity: EntityDescription) in entity.name })
+            let fetched = try store.fetch(
+                StoreFetchRequest(
+                    entity: entity, entityNames: names, predicate: nil,
+                    sortKeys: [], limit: 0))
+            #expect(!fetched.isEmpty)
+            for result in fetched { #expect(result.record.map(describe) == single[result.objectID], "\(name)") }
+            let few = try store.fetch(
+                StoreFetchRequest(
+                    entity: entity, entityNames: names, predicate: nil,
+                    sortKeys: [], limit: 5))
+            #expect(few.count == min(5, fetched.count))
+            for result in few { #expect(result.record.map(describe) == single[result.objectID], "\(name)") }
+        }
+    }
+
+    /// The persons' order is the order they were set in, whichever way the lists are read; an owner without
+    /// destinations has no value rather than an empty list.
+    @Test func orderedListsKeepTheirOrderAndEmptyListsStayAbsent() throws {
+        let fixture = Fixture(.sqlite)
+        _ = try populated(fixture)
+        let context = fixture.context()
+        let sessions = try context.fetch(FetchRequest(entityName: "Session"))
+        #expect(sessions.count == 150)
+        for session in sessions {
+            let guid = try #require(session.value(forKey: "guid") as? String)
+            let index = try #require(Int(guid.dropFirst()))
+            let names = session.objects(forKey: "persons").compactMap { $0.value(forKey: "name") as? String }
+            if index % 7 == 0 {
+                #expect(names.isEmpty && session.value(forKey: "room") == nil)
+                continue
+            }
+            var expected: [String] = []
+            for person in [(index * 13) % 90, (index * 7 + 3) % 90, index % 90].map({ "Person \($0)" })
+            where !expected.contains(person) {
+                expected.append(person)
+            }
+            #expect(names == expected, "\(guid)")
+            #expect(session.objects(forKey: "notes").count == (index % 3 == 0 ? 1 : 0), "\(guid)")
+        }
+    }
+}
