@@ -19,8 +19,9 @@ import Foundation
 /// ``defaultDirectoryURL()`` to move it. The SQLite store type registers itself when its module
 /// (`ObjectGraphSQLite`) is linked into the program.
 ///
-/// Concurrency: ``viewContext`` belongs to the main actor and merges the saves of the container's other contexts
-/// (``ManagedObjectContext/automaticallyMergesChangesFromParent``). A context from ``newBackgroundContext()``
+/// Concurrency: ``viewContext`` belongs to the main actor; as in Core Data, it merges the saves of the container's
+/// other contexts once ``ManagedObjectContext/automaticallyMergesChangesFromParent`` is set (off by default), and then
+/// on the main actor. A context from ``newBackgroundContext()``
 /// belongs to whoever made it; ``performBackgroundTask(_:)`` runs its body with a new one off the caller's actor.
 open class PersistentContainer: @unchecked Sendable {  // mutable state is set up before `loadPersistentStores`
     /// The container's name: the default store's file name, the default folder's name.
@@ -95,15 +96,15 @@ open class PersistentContainer: @unchecked Sendable {  // mutable state is set u
 
     private let viewContextBox = MainActorContextBox()
 
-    /// The main actor's context: for the user interface. It merges saves of the container's other contexts
-    /// automatically (``ManagedObjectContext/automaticallyMergesChangesFromParent`` is on), on the main actor.
+    /// The main actor's context: for the user interface. Set its
+    /// ``ManagedObjectContext/automaticallyMergesChangesFromParent`` (off by default, as in Core Data) to have it
+    /// merge the saves of the container's other contexts, on the main actor, as soon as they commit.
     @MainActor
     public var viewContext: ManagedObjectContext {
         if let context = viewContextBox.context { return context }
         let context = ManagedObjectContext(coordinator: persistentStoreCoordinator)
         context.name = "viewContext"
         context.mergesOnMainActorWhenMerging = true
-        context.automaticallyMergesChangesFromParent = true
         viewContextBox.context = context
         return context
     }
