@@ -20,13 +20,30 @@ struct ScheduleRecords {
             return records.count - 1
         }
 
+        /// The to-many sides of relationships, gathered here and put into the records once at the end: appending
+        /// to a list kept in a record copied the whole list each time (a conference's list of a million sessions
+        /// took hours to build).
+        private var lists: [Int: [String: [ManagedObjectID]]] = [:]
+
         func id(_ index: Int) -> ManagedObjectID { records[index].objectID }
 
         func link(_ from: Int, _ key: String, to: Int, inverse: String) {
             records[from][key] = id(to)
-            var list = records[to][inverse] as? [ManagedObjectID] ?? []
-            list.append(id(from))
-            records[to][inverse] = list
+            append(from, to: to, key: inverse)
+        }
+
+        /// Adds the record at `index` to the to-many `key` of the record at `owner`.
+        func append(_ index: Int, to owner: Int, key: String) {
+            lists[owner, default: [:]][key, default: []].append(id(index))
+        }
+
+        /// The records, with their to-many lists.
+        func finish() -> [StoreRecord] {
+            for (owner, byKey) in lists {
+                for (key, list) in byKey { records[owner][key] = list }
+            }
+            lists = [:]
+            return records
         }
     }
 
@@ -93,9 +110,7 @@ struct ScheduleRecords {
             for info in session.persons {
                 let speaker = person(info)
                 speakerIDs.append(builder.id(speaker))
-                var list = builder.records[speaker]["sessions"] as? [ManagedObjectID] ?? []
-                list.append(builder.id(index))
-                builder.records[speaker]["sessions"] = list
+                builder.append(index, to: speaker, key: "sessions")
             }
             if !speakerIDs.isEmpty { builder.records[index]["persons"] = speakerIDs }
             for info in session.links {
@@ -103,7 +118,7 @@ struct ScheduleRecords {
                 builder.link(link, "session", to: index, inverse: "links")
             }
         }
-        return builder.records
+        return builder.finish()
     }
 }
 
