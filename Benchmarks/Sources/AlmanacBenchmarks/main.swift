@@ -13,6 +13,9 @@ import Foundation
 //       results/postgres[-quick].json); one skipped row when the variable is unset
 //   AlmanacBenchmarks growth [--sizes 10000,100000,1000000] [--seconds 5] [--almanacd PATH] [--json PATH]
 //       fetch and count p50/p99 and RSS at each size (scripts/growth-table.sh; default results/growth.json)
+//   AlmanacBenchmarks scale [--files 10000] [--frab-sessions 1000000] --almanacd PATH [--json PATH]
+//       10,000 small files to READY and a million-session frab file dropped in (scripts/growth-table.sh; default
+//       results/scale.json)
 //   AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--mix standard|readonly|fetch|ping]
 //       the load generator against a running almanacd
 // `scripts/bench-all.sh` runs the first three with the other tools and merges their rows into results/latest.json.
@@ -52,12 +55,16 @@ case "daemon":
 case "postgres":
     let rows = PostgresWorkloads.run(quick: quick, filter: filter, binary: arguments.value("--almanacd"))
     try finish(rows, defaultName: "postgres")
-case "growth":
+case "growth", "scale":
     guard let binary = arguments.value("--almanacd") ?? ProcessInfo.processInfo.environment["ALMANACD"],
         FileManager.default.isExecutableFile(atPath: binary)
     else {
-        print("growth: pass --almanacd PATH (a release almanacd)")
+        print("\(mode): pass --almanacd PATH (a release almanacd)")
         exit(2)
+    }
+    if mode == "scale" {
+        try finish(ScaleRows.run(arguments: arguments, binary: binary), defaultName: "scale")
+        break
     }
     let lines = try GrowthTable.run(arguments: arguments, binary: binary)
     let encoder = JSONEncoder()
@@ -66,6 +73,6 @@ case "growth":
                                                                   nan: "nan")
     try encoder.encode(lines).write(to: arguments.jsonURL ?? results.appendingPathComponent("growth.json"))
 default:
-    print("unknown mode \(mode); use core (default), grdb, daemon, postgres, growth or load")
+    print("unknown mode \(mode); use core (default), grdb, daemon, postgres, growth, scale or load")
     exit(2)
 }
