@@ -99,6 +99,11 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private var attachedVersions: [String: FileVersion] = [:]
     /// How many times a file's store was attached, replaced, detached or set aside.
     private var storeChanges = 0
+    /// While a rescan (or a settings reload) attaches and detaches many files, releases are sorted out once at its
+    /// end rather than after each file (which looked at every entry each time: 10,000 files took minutes).
+    /// Guarded by `operations`.
+    private var shadowingDeferred = false
+    private var shadowingPending = false
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -249,7 +254,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 attachedVersions[url.path] = version
                 storeChanges += 1
             }
-            resolveShadowing()
+            shadowingChanged()
             if outcome == .replaced { MemoryTrim.request() }
             return outcome
         } catch {
@@ -284,7 +289,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
             MemoryTrim.request()
         }
-        resolveShadowing()
+        shadowingChanged()
         return .detached
     }
 
@@ -311,7 +316,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             attachedVersions[url.path] = nil
             storeChanges += 1
         }
-        resolveShadowing()
+        shadowingChanged()
         MemoryTrim.request()
         return true
     }
@@ -322,6 +327,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public func updateFileSettings(_ settings: [FileSettings]) -> [(URL, Outcome)] {
         operations.lock()
         defer { operations.unlock() }
+        let outer = deferShadowing()
+        defer { endDeferredShadowing(outer) }
         let known = lock.withLock {
             fileSettings = settings
             return entries.values.sorted { $0.url.path < $1.url.path }
@@ -348,6 +355,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public func rescan(_ folder: URL) -> [(URL, Outcome)] {
         operations.lock()
         defer { operations.unlock() }
+        let outer = deferShadowing()
+        defer { endDeferredShadowing(outer) }
         let folder = folder.standardizedFileURL
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let present = Set(
@@ -448,6 +457,33 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 other.url != entry.url && other.isServing && other.conference?.lowercased() == name
                     && other.document != nil && Self.isNewer(other, than: entry)
             }?.url
+        }
+    }
+
+    /// Sorts releases out now, or at the end of the rescan under way. Call with `operations` held.
+    private func shadowingChanged() {
+        if shadowingDeferred {
+            shadowingPending = true
+        } else {
+            resolveShadowing()
+        }
+    }
+
+    /// Starts deferring ``resolveShadowing()``; returns whether it was deferred already (a rescan inside another
+    /// batch). Call with `operations` held.
+    private func deferShadowing() -> Bool {
+        let outer = shadowingDeferred
+        shadowingDeferred = true
+        return outer
+    }
+
+    /// Ends what ``deferShadowing()`` started, and sorts releases out if a file changed meanwhile.
+    private func endDeferredShadowing(_ outer: Bool) {
+        guard !outer else { return }
+        shadowingDeferred = false
+        if shadowingPending {
+            shadowingPending = false
+            resolveShadowing()
         }
     }
 
