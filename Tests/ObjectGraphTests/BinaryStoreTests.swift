@@ -149,4 +149,19 @@ struct AtomicFileWriterTests {
         #expect(FileManager.default.fileExists(atPath: unrelated.path))
         #expect(FileManager.default.fileExists(atPath: notOurs.path))
     }
+
+    /// Stores opened one after another in one folder share a listing of it while it is unchanged; a temporary file
+    /// left there after the listing changes the folder, and the next store opened beside it removes its own.
+    @Test func aFolderChangedSinceItWasListedIsListedAgain() throws {
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(type: .binary, at: folder.file("first.bin"))
+        // Past the file system's timestamp granularity (a few milliseconds), so that the folder's time moves.
+        Thread.sleep(forTimeInterval: 0.05)
+        let stale = folder.file(".second.bin.\(UUID().uuidString).tmp")
+        try Data("partial".utf8).write(to: stale)
+        try coordinator.addPersistentStore(type: .binary, at: folder.file("second.bin"))
+        #expect(!FileManager.default.fileExists(atPath: stale.path))
+        #expect(AtomicFileWriter.removeStaleTemporaryFiles(for: folder.file("second.bin")) == 0)
+    }
 }

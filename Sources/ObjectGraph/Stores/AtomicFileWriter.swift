@@ -48,11 +48,14 @@ public enum AtomicFileWriter {
     /// renaming (`.<name>.<UUID>.tmp`). Call it when a store is opened by its only writer.
     ///
     /// - Returns: the number of files removed.
+    ///
+    /// The folder is listed again only when it changed since the last listing (by its modification time): opening
+    /// each of 10,000 stores in one folder listed the folder each time, most of a daemon's start-up.
     @discardableResult
     public static func removeStaleTemporaryFiles(for url: URL) -> Int {
         let folder = url.deletingLastPathComponent()
         let prefix = ".\(url.lastPathComponent)."
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return 0 }
+        guard let names = temporaryLookingNames(in: folder) else { return 0 }
         var removed = 0
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let middle = name.dropFirst(prefix.count).dropLast(4)
@@ -60,6 +63,43 @@ public enum AtomicFileWriter {
             if unlink(folder.appendingPathComponent(name).path) == 0 { removed += 1 }
         }
         return removed
+    }
+
+    /// What identifies one state of a folder's entries: any entry made, removed or renamed changes its
+    /// modification time.
+    private struct FolderVersion: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var seconds: Int
+        var nanoseconds: Int
+    }
+
+    /// The names in a folder that look like temporary files (`.` first, `.tmp` last), by folder path, with the
+    /// folder's version when they were listed; at most 64 folders.
+    private static let listings = LockedValue<[String: (version: FolderVersion, names: [String])]>([:])
+
+    /// The temporary-looking names in `folder`, listed again only when the folder changed; `nil` when it cannot
+    /// be listed.
+    private static func temporaryLookingNames(in folder: URL) -> [String]? {
+        var info = stat()
+        guard stat(folder.path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+        #else
+            let modified = info.st_mtim
+        #endif
+        let version = FolderVersion(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), seconds: Int(modified.tv_sec),
+            nanoseconds: Int(modified.tv_nsec))
+        let path = folder.path
+        if let known = listings.withLock({ $0[path] }), known.version == version { return known.names }
+        guard let all = try? FileManager.default.contentsOfDirectory(atPath: path) else { return nil }
+        let names = all.filter { $0.hasPrefix(".") && $0.hasSuffix(".tmp") }
+        listings.withLock { listings in
+            if listings.count >= 64 { listings.removeAll() }
+            listings[path] = (version, names)
+        }
+        return names
     }
 
     private struct PendingRename: PreparedSave {
