@@ -228,7 +228,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     public func attach(_ store: PersistentStore) throws {
         try performAndWait {
             try withState {
-                guard !stores.contains(where: { $0 === store || $0.identifier == store.identifier }) else {
+                let hash = store.identifierHash
+                guard
+                    !stores.contains(where: {
+                        $0 === store || ($0.identifierHash == hash && $0.identifier == store.identifier)
+                    })
+                else {
                     throw StoreError(code: .storeAlreadyAdded, message: "The store is already attached.",
                                      context: ErrorContext(storeURL: store.url))
                 }
@@ -258,7 +263,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         if let position = positionsByIdentifier?[identifier], stores[position].identifier == identifier {
             return position
         }
-        let found = stores.firstIndex { $0.identifier == identifier }
+        let hash = identifier.hashValue
+        let found = stores.firstIndex { $0.identifierHash == hash && $0.identifier == identifier }
         if found != nil { positionsByIdentifier = nil }
         return found
     }

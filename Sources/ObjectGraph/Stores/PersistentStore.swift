@@ -31,7 +31,11 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     public internal(set) var isReadOnly: Bool
 
     /// The store's identifier: the UUID kept in its metadata.
-    public private(set) var identifier = ""
+    public private(set) var identifier = "" {
+        didSet { identifierHash = identifier.hashValue }
+    }
+    /// The hash of ``identifier``, so that a coordinator of thousands of stores compares numbers before strings.
+    package private(set) var identifierHash = "".hashValue
     /// A number no other store object of this process has (unlike ``identifier``, which a replaced file keeps):
     /// for caches of what a particular store object holds.
     public let instanceNumber = StoreInstanceNumbers.next()
