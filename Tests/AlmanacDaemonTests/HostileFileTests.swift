@@ -98,6 +98,39 @@ struct HostileFileTests {
         #expect(reason?.contains("larger than") == true, "\(reason ?? "nil")")
     }
 
+    /// `maximumFileSize` in almanacd.json is the limit: a genuine schedule past the reader's own default (64 MiB)
+    /// attaches when the setting allows it, and is refused by name, unread, when it does not.
+    @Test func theDaemonsFileSizeSettingIsTheReadersLimitToo() throws {
+        let fixture = try CoreFixture(files: [], settings: #"{"maximumFileSize": 134217728}"#)
+        defer { fixture.remove() }
+        let url = fixture.inbox.appendingPathComponent("padded.xml")
+        var text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <schedule><conference><acronym>padded</acronym><title>Padded</title><start>2026-11-22</start>\
+            <end>2026-11-22</end><days>1</days></conference>
+            <day index="1" date="2026-11-22"><room name="A"><event id="1"><start>10:00</start>\
+            <duration>00:30</duration><title>The only talk</title></event></room></day>
+
+            """
+        // Padding in comments of 1 KiB (libxml2 refuses one text node over 10 MB as it refuses a huge one anywhere).
+        text += String(repeating: "<!--" + String(repeating: "x", count: 1017) + "-->\n", count: 66 * 1024)
+        text += "</schedule>\n"
+        try Data(text.utf8).write(to: url)
+        #expect(text.utf8.count > 64 << 20)
+        #expect(fixture.core.library.attach(url) == .attached)
+        #expect(try fixture.request("count", ["entity": "Session"])["count"] == 1)
+
+        let strict = try CoreFixture(files: [])
+        defer { strict.remove() }
+        let copy = strict.inbox.appendingPathComponent("padded.xml")
+        try FileManager.default.copyItem(at: url, to: copy)
+        guard case .failed(let reason) = strict.core.library.attach(copy) else {
+            Issue.record("a file past the default maximumFileSize was attached")
+            return
+        }
+        #expect(reason.contains("larger than 67108864 bytes"), "\(reason)")
+    }
+
     // MARK: XML and JSON
 
     @Test(arguments: [HostileFormat.frabXML, .coreDataXML, .frabJSON])

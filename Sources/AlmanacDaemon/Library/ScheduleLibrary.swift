@@ -190,6 +190,9 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             var options: PersistentStoreOptions = [:]
             if StoreSniffer.isForeignFormat(type) {
                 var reader = ScheduleFileStore.configuration
+                // The daemon's own limit on a file's size (checked above, `maximumFileSize` in almanacd.json) is the
+                // one that counts: the reader's default (64 MiB) refused larger files that the setting allowed.
+                reader.limits.maxInputBytes = configuration.maximumFileSize
                 if let custom = settings?.readerConfiguration {
                     reader.timeZone = custom.timeZone
                     reader.acronym = custom.acronym
