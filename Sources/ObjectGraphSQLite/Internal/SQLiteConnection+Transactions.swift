@@ -29,6 +29,20 @@ extension SQLiteConnection {
         return result
     }
 
+    /// Runs `body`, whose statements only read, in one read transaction when none is open, so that all of them see
+    /// the database as it was at the first (a statement alone sees it as it is when it runs: a record's row and its
+    /// lists, read by two statements, could otherwise come from two commits of another process). Inside an open
+    /// transaction, `body` runs in it.
+    func readingOneSnapshot<Result>(_ body: () throws -> Result) throws -> Result {
+        guard !isInTransaction else { return try body() }
+        try execute("BEGIN")
+        defer {
+            // A read transaction's COMMIT only releases the snapshot; should it fail, ROLLBACK does the same.
+            if isInTransaction, (try? execute("COMMIT")) == nil { try? execute("ROLLBACK") }
+        }
+        return try body()
+    }
+
     /// Rolls back, ignoring failures: SQLite may already have rolled back on its own (e.g. after SQLITE_FULL),
     /// and the caller's original error is the one to report.
     private func rollBack(depth: Int, savepoint: String) {

@@ -11,8 +11,9 @@ struct RecordReader {
     var columns: [String] { layout.columns }
 
     /// Builds the reader for rows of `entities` read from `alias`, limited to `properties` when given. With
-    /// `defersLists`, to-many relationships are read after the rows by ``fillLists(_:entityNumbers:connection:ids:)``
-    /// (for reads of many rows; one row reads faster with its lists in the same statement).
+    /// `defersLists`, to-many relationships are read after the rows by
+    /// `fillLists(_:from:entityNumbers:connection:ids:)` (for reads of many rows; one row reads faster with its
+    /// lists in the same statement).
     init(schema: SQLSchema, entities: [SQLEntityMapping], alias: String, aliases: AliasCounter,
          properties: Set<String>?, defersLists: Bool = false) {
         layout = SQLRecordLayout(schema: schema, entities: entities, alias: alias, aliases: aliases,

@@ -19,7 +19,12 @@ extension SQLiteStore {
         let connection = try openConnection()
         var records: [StoreRecord] = []
         records.reserveCapacity(objectIDs.count)
+        // A read that lists to-many destinations after the rows reads them all from one snapshot.
+        let defersAny = idsByTable.values.contains { $0.count >= Self.fewestRowsForListQueries }
         try StoreErrorFactory.converting(url: url, doing: "reading a batch of objects") {
+            try defersAny ? connection.readingOneSnapshot(readTables) : readTables()
+        }
+        func readTables() throws {
             let limit = max(
                 1,
                 min(

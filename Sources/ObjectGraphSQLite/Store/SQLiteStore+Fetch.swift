@@ -13,7 +13,12 @@ extension SQLiteStore {
         let isComplete = query.isPredicateComplete && query.isSortComplete
         // The rows are collected in a local of the closure (not a captured variable), so appending moves each one.
         let doing = "fetching \(request.entity.name) objects"
+        let defersLists = !(query.reader?.layout.deferredLists.isEmpty ?? true)
         let results = try StoreErrorFactory.converting(url: url, doing: doing) {
+            // The rows and their lists, read by several statements, from one snapshot.
+            try defersLists ? connection.readingOneSnapshot(readRows) : readRows()
+        }
+        func readRows() throws -> [StoreFetchResult] {
             var results: [StoreFetchResult] = []
             let statement = try connection.prepare(query.sql)
             defer { statement.reset() }
@@ -21,7 +26,6 @@ extension SQLiteStore {
             let ids = storeIDs()
             let reader = query.reader
             let schema: SQLSchema = schema
-            let defersLists = !(reader?.layout.deferredLists.isEmpty ?? true)
             var entityNumbers: [Int64] = []
             while try statement.step() == .row {
                 let number = statement.int64(at: 1)

@@ -125,4 +125,49 @@ struct DeferredListTests {
             #expect(session.objects(forKey: "notes").count == (index % 3 == 0 ? 1 : 0), "\(guid)")
         }
     }
+    /// Another process's commit between the rows and their lists is not seen: both come from one snapshot. The
+    /// commit (every session's persons unlinked) is made from another connection when the first list query starts.
+    @Test func rowsAndTheirListsComeFromOneSnapshot() throws {
+        let fixture = Fixture(.sqlite)
+        let (store, _) = try populated(fixture)
+        let url = try #require(store.url)
+        let tables = try rawRows(
+            url, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%PERSONS' ESCAPE '\\'")
+        let joinTable = try #require(tables.first)
+        final class Interloper {
+            let other: SQLiteConnection
+            let sql: String
+            var committed = false
+            init(_ other: SQLiteConnection, _ sql: String) {
+                self.other = other
+                self.sql = sql
+            }
+        }
+        let interloper = Interloper(try SQLiteConnection(path: url.path), "DELETE FROM \(joinTable)")
+        let handle = try #require(store.connection?.handle)
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, _, text in
+                guard let context, let text else { return 0 }
+                let interloper = Unmanaged<Interloper>.fromOpaque(context).takeUnretainedValue()
+                let sql = String(cString: text.assumingMemoryBound(to: CChar.self))
+                if !interloper.committed, sql.hasPrefix("SELECT l.") {
+                    interloper.committed = true
+                    try? interloper.other.execute(interloper.sql)
+                }
+                return 0
+            }, Unmanaged.passUnretained(interloper).toOpaque())
+        defer { sqlite3_trace_v2(handle, 0, nil, nil) }
+
+        let entity = try #require(fixture.coordinator.managedObjectModel.entitiesByName["Session"])
+        let fetched = try store.fetch(
+            StoreFetchRequest(
+                entity: entity, entityNames: ["Session", "Workshop"], predicate: nil, sortKeys: [], limit: 0))
+        #expect(interloper.committed)
+        #expect(try rawRows(url, "SELECT COUNT(*) FROM \(joinTable)") == ["0"])
+        // As the rows were read: 150 sessions, all but every seventh with persons.
+        #expect(fetched.count == 150)
+        #expect(fetched.filter { ($0.record?["persons"] as? [ManagedObjectID])?.isEmpty == false }.count == 128)
+        withExtendedLifetime(interloper) {}
+    }
 }

@@ -7,6 +7,7 @@ import Testing
 @testable import ObjectGraphTestSupport
 
 /// Counts the SQL statements a connection starts (SQLite's `SQLITE_TRACE_STMT`), keeping their text.
+/// Transaction control (`BEGIN`/`COMMIT` around a read of rows and their lists) is not counted.
 final class StatementLog {
     private(set) var statements: [String] = []
     private let handle: OpaquePointer
@@ -19,7 +20,7 @@ final class StatementLog {
             guard let context, let text else { return 0 }
             let log = Unmanaged<StatementLog>.fromOpaque(context).takeUnretainedValue()
             let sql = String(cString: text.assumingMemoryBound(to: CChar.self))
-            if !sql.hasPrefix("--") { log.statements.append(sql) }
+            if !sql.hasPrefix("--"), !["BEGIN", "COMMIT", "ROLLBACK"].contains(sql) { log.statements.append(sql) }
             return 0
         }, context)
     }
