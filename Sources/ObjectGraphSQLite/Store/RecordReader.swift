@@ -42,8 +42,7 @@ struct RecordReader {
                    connection: SQLiteConnection, ids: StoreIDs) throws {
         let lists = layout.deferredLists
         guard !lists.isEmpty, start < records.count else { return }
-        let limit = max(1, min(Int(sqlite3_limit(try connection.openHandle(), SQLITE_LIMIT_VARIABLE_NUMBER, -1)),
-                               SQLiteStore.largestBatchQuery))
+        let limit = try SQLiteStore.parameterLimit(of: connection)
         for list in lists {
             var owners: [Int64] = []
             var index: [Int64: Int] = [:]
@@ -65,12 +64,8 @@ struct RecordReader {
                     try statement.bind(chunk.last!, at: 2)
                 } else {
                     chunk = owners[first..<min(first + limit, owners.count)]
-                    // Placeholder counts are powers of two (the rest bound to NULL), so few statements are cached.
-                    var count = 8
-                    while count < chunk.count { count *= 2 }
-                    count = min(count, limit)
                     statement = try connection.prepare(
-                        list.select + " IN (" + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+                        list.select + " IN (" + SQLiteStore.placeholders(for: chunk.count, limit: limit) + ")"
                             + list.orderBy)
                     var parameter: Int32 = 1
                     for key in chunk {

@@ -25,11 +25,7 @@ extension SQLiteStore {
             try defersAny ? connection.readingOneSnapshot(readTables) : readTables()
         }
         func readTables() throws {
-            let limit = max(
-                1,
-                min(
-                    Int(sqlite3_limit(try connection.openHandle(), SQLITE_LIMIT_VARIABLE_NUMBER, -1)),
-                    Self.largestBatchQuery))
+            let limit = try Self.parameterLimit(of: connection)
             for name in tableOrder {
                 guard let table = schema.tables[name], schema.hasTable(name), let ids = idsByTable[name] else {
                     continue
@@ -51,6 +47,20 @@ extension SQLiteStore {
 
     /// The most keys one batch query binds (SQLite's own limit may be lower).
     static let largestBatchQuery = 32_766
+
+    /// How many keys one statement on `connection` may bind: SQLite's limit, at most ``largestBatchQuery``.
+    static func parameterLimit(of connection: SQLiteConnection) throws -> Int {
+        max(1, min(Int(sqlite3_limit(try connection.openHandle(), SQLITE_LIMIT_VARIABLE_NUMBER, -1)),
+                   largestBatchQuery))
+    }
+
+    /// `?, ?, …` for `count` keys, rounded up to a power of two (at least 8, at most `limit`; the rest are bound
+    /// to NULL), so that batches of any size reuse a few cached statements.
+    static func placeholders(for count: Int, limit: Int) -> String {
+        var rounded = 8
+        while rounded < count { rounded *= 2 }
+        return Array(repeating: "?", count: min(rounded, limit)).joined(separator: ", ")
+    }
     /// From how many rows on a read lists to-many destinations with one query per relationship after the rows
     /// rather than a subquery per row (measured: a thousand rows read 4x faster so, a few rows cost a statement more
     /// each); fetches limited to fewer rows keep the subqueries too.
@@ -64,12 +74,7 @@ extension SQLiteStore {
         var entityNumbers: [Int64] = []
         var wanted: [Int64: ManagedObjectID] = Dictionary(minimumCapacity: ids.count)
         for id in ids { wanted[id.referenceKey] = id }
-        // Parameter counts are rounded up to a power of two (the rest bound to NULL), so that batches of any size
-        // reuse a few cached statements.
-        var count = 8
-        while count < wanted.count { count *= 2 }
-        count = min(count, limit)
-        let sql = prefix + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+        let sql = prefix + Self.placeholders(for: wanted.count, limit: limit) + ")"
         let statement = try connection.prepare(sql)
         defer { statement.reset() }
         var index: Int32 = 1
