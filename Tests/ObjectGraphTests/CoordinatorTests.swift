@@ -173,6 +173,55 @@ struct CoordinatorTests {
         #expect(fixture.coordinator.persistentStores.count == 1)
     }
 
+    /// The coordinator indexes its stores by identifier: attaching checks the identifiers stores have now, also
+    /// after an attached store's metadata gave it a new one, and after a store left.
+    @Test func attachingChecksTheIdentifiersStoresHaveNow() throws {
+        let fixture = Fixture()
+        let coordinator = fixture.coordinator
+        func detached(_ name: String, uuid: String) throws -> PersistentStore {
+            let url = fixture.kind.url(name, in: fixture.folder)
+            let store = try coordinator.loadDetachedStore(type: fixture.kind.type, at: url)
+            store.metadata.storeUUID = uuid
+            return store
+        }
+        let first = try detached("a", uuid: "UUID-A")
+        let second = try detached("b", uuid: "UUID-B")
+        try coordinator.attach(first)
+        try coordinator.attach(second)
+        #expect(throws: StoreError(code: .storeAlreadyAdded, message: "")) { try coordinator.attach(second) }
+        #expect(throws: StoreError(code: .storeAlreadyAdded, message: "")) {
+            try coordinator.attach(try detached("c", uuid: "UUID-A"))
+        }
+        #expect(coordinator.persistentStores.count == 2)
+
+        // The attached first store takes a new identifier: the old one is free, the new one taken.
+        first.metadata.storeUUID = "UUID-Z"
+        #expect(coordinator.persistentStore(withIdentifier: "UUID-Z") === first)
+        #expect(coordinator.persistentStore(withIdentifier: "UUID-A") == nil)
+        #expect(throws: StoreError(code: .storeAlreadyAdded, message: "")) {
+            try coordinator.attach(try detached("d", uuid: "UUID-Z"))
+        }
+        let third = try detached("e", uuid: "UUID-A")
+        try coordinator.attach(third)
+        #expect(coordinator.persistentStores.map(\.identifier) == ["UUID-Z", "UUID-B", "UUID-A"])
+        #expect(coordinator.persistentStore(withIdentifier: "UUID-A") === third)
+
+        // A store that left frees its identifier; one replaced by another hands its position over.
+        try coordinator.remove(second)
+        #expect(coordinator.persistentStore(withIdentifier: "UUID-B") == nil)
+        try coordinator.attach(try detached("f", uuid: "UUID-B"))
+        let fourth = try detached("g", uuid: "UUID-Y")
+        try coordinator.replace(first, with: fourth)
+        #expect(coordinator.persistentStores.map(\.identifier) == ["UUID-Y", "UUID-A", "UUID-B"])
+        #expect(coordinator.persistentStore(withIdentifier: "UUID-Z") == nil)
+        // A store no longer attached changes its identifier: the coordinator's stores are unaffected.
+        first.metadata.storeUUID = "UUID-B"
+        let sixth = coordinator.persistentStore(withIdentifier: "UUID-B")
+        #expect(sixth?.url == fixture.kind.url("f", in: fixture.folder))
+        #expect(throws: StoreError(code: .storeAlreadyAdded, message: "")) { try coordinator.attach(first) }
+        #expect(coordinator.persistentStores.map(\.identifier) == ["UUID-Y", "UUID-A", "UUID-B"])
+    }
+
     @Test func migrationCopiesEveryObjectToANewStore() throws {
         let fixture = Fixture()
         let old = try fixture.addStore("old")
