@@ -255,11 +255,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         withState { position(ofIdentifier: identifier).map { stores[$0] } }
     }
 
-    /// The position in `stores` of the first store with `identifier`: by the index while it is right, else by a
-    /// search (and the index is made again). Call within `withState`.
+    /// The position in `stores` of the first store with `identifier`, from the index. Call within `withState`.
     func position(ofIdentifier identifier: String) -> Int? {
         let position = positionIndex()[identifier]
-        assert(position == stores.firstIndex { $0.identifier == identifier }, "the stores' index is out of date")
+        assert(position.map { stores[$0].identifier == identifier } ?? true, "the stores' index is out of date")
         return position
     }
 

@@ -33,7 +33,6 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// The store's identifier: the UUID kept in its metadata.
     public private(set) var identifier = "" {
         didSet {
-            identifierHash = identifier.hashValue
             guard attachments.load(ordering: .acquiring) > 0 else { return }
             Self.attachedIdentifierChanges.add(1, ordering: .releasing)
         }
@@ -43,8 +42,6 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
     /// How many times an attached store's identifier changed, in the whole process: coordinators index their
     /// stores by identifier and make the index again when this moved.
     package static let attachedIdentifierChanges = Atomic<Int>(0)
-    /// The hash of ``identifier``, so that a coordinator of thousands of stores compares numbers before strings.
-    package private(set) var identifierHash = "".hashValue
     /// A number no other store object of this process has (unlike ``identifier``, which a replaced file keeps):
     /// for caches of what a particular store object holds.
     public let instanceNumber = StoreInstanceNumbers.next()
