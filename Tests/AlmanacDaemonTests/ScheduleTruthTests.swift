@@ -95,6 +95,34 @@ struct ScheduleTruthTests {
         #expect(try stores(fixture).allSatisfy { $0.status == .serving })
     }
 
+    /// Releases are sorted out per conference: a file that turns into another conference's schedule hands its old
+    /// conference back to the release it shadowed, and that conference's changes go once no file serves it.
+    @Test func aFileThatTurnsIntoAnotherConferenceGivesTheOldOneBack() throws {
+        let fixture = try CoreFixture(files: [], written: ["tc-1.xml": Self.releaseOne])
+        defer { fixture.remove() }
+        let older = fixture.inbox.appendingPathComponent("tc-1.xml")
+        let newer = fixture.inbox.appendingPathComponent("tc-2.xml")
+        try Data(Self.releaseTwo.utf8).write(to: newer)
+        #expect(fixture.core.library.attach(newer) == .attached)
+        #expect(fixture.core.library.entry(for: older)?.shadowedBy == newer.standardizedFileURL)
+        #expect(fixture.core.library.changes(forConference: "tc")?.added.count == 1)
+
+        // The newer file now holds another conference: tc's older release serves again, with tc's changes kept.
+        let other = FrabSample.xml(acronym: "oc", events: [.init(guid: "o", start: "09:00", title: "Other")])
+        try Data(other.utf8).write(to: newer)
+        #expect(fixture.core.library.attach(newer) == .replaced)
+        #expect(fixture.core.library.entry(for: older)?.shadowedBy == nil)
+        #expect(try stores(fixture).allSatisfy { $0.status == .serving })
+        #expect(try count(fixture) == 4)
+        #expect(fixture.core.library.changes(forConference: "tc")?.added.count == 1)
+
+        // No file serves tc any more: its changes are forgotten.
+        try FileManager.default.removeItem(at: older)
+        #expect(fixture.core.library.detach(older) == .detached)
+        #expect(fixture.core.library.changes(forConference: "tc") == nil)
+        #expect(try count(fixture) == 1)
+    }
+
     @Test func aNewerReleaseInAnotherFileReportsRemovedSessionsWithTheirURI() throws {
         let fixture = try CoreFixture(files: [], written: ["tc-1.xml": Self.releaseOne])
         defer { fixture.remove() }

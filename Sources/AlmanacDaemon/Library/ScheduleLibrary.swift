@@ -52,6 +52,44 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         var document: ScheduleDocument? { (store as? any ScheduleDocumentProviding)?.document }
         /// Whether the store answers queries (attached, not shadowed).
         public var isServing: Bool { store != nil && shadowedBy == nil }
+        /// For a file holding a release of a conference (a schedule file with a store), the conference's name
+        /// lower-cased (empty when it has none): releases with the same key shadow one another.
+        var releaseKey: String? { document == nil ? nil : conference?.lowercased() ?? "" }
+    }
+
+    /// The entries by path, with the paths of each conference's releases (the entries with a ``Entry/releaseKey``)
+    /// kept beside them as entries are set: sorting releases out after one file changed looks at that file's
+    /// conference alone. Looking at every entry after every file made files dropped one by one into a watched
+    /// folder quadratic (about 10 ms a file once 10,000 were known).
+    struct EntryTable {
+        private(set) var byPath: [String: Entry] = [:]
+        private var releases: [String: Set<String>] = [:]
+
+        subscript(path: String) -> Entry? {
+            get { byPath[path] }
+            set {
+                if let key = byPath[path]?.releaseKey {
+                    releases[key]?.remove(path)
+                    if releases[key]?.isEmpty == true { releases[key] = nil }
+                }
+                byPath[path] = newValue
+                if let key = newValue?.releaseKey { releases[key, default: []].insert(path) }
+            }
+        }
+
+        var values: Dictionary<String, Entry>.Values { byPath.values }
+
+        /// Removes a file's entry; returns it.
+        mutating func removeValue(forKey path: String) -> Entry? {
+            let entry = self[path]
+            self[path] = nil
+            return entry
+        }
+
+        /// The entries of the releases of a conference (by ``Entry/releaseKey``).
+        func releases(of key: String) -> [Entry] {
+            (releases[key] ?? []).compactMap { byPath[$0] }
+        }
     }
 
     /// What happened to a file.
@@ -88,7 +126,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// Held while a file is attached, replaced, detached or set aside, so that these happen one at a time (the
     /// watcher, a SIGHUP rescan and a request that sets a store aside may ask at once). Recursive: a rescan attaches.
     private let operations = Lock(recursive: true)
-    private var entries: [String: Entry] = [:]
+    private var entries = EntryTable()
     /// The latest release's changes by conference name, for conferences an attached file serves.
     private var changes: [String: ReleaseChanges] = [:]
     /// The per-file reader settings, in order (the first matching glob wins).
@@ -103,7 +141,8 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     /// end rather than after each file (which looked at every entry each time: 10,000 files took minutes).
     /// Guarded by `operations`.
     private var shadowingDeferred = false
-    private var shadowingPending = false
+    /// The conferences (by ``Entry/releaseKey``) whose releases changed during the rescan under way.
+    private var shadowingPending: Set<String> = []
     private let filter = WatchFilter()
 
     /// Creates a library on a coordinator.
@@ -122,7 +161,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     public var entriesByPath: [Entry] {
         // Sorted by the keys, which are the paths: asking each entry's URL for its path in every comparison held
         // the lock long enough to slow a start-up on 10,000 files (a tenth of its time, on another thread).
-        lock.withLock { entries.sorted { $0.key < $1.key }.map(\.value) }
+        lock.withLock { entries.byPath.sorted { $0.key < $1.key }.map(\.value) }
     }
 
     /// The entry of a file, if the library knows it.
@@ -276,7 +315,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
                 attachedVersions[url.path] = version
                 storeChanges += 1
             }
-            shadowingChanged()
+            shadowingChanged([entry.releaseKey, previous?.releaseKey])
             if outcome == .replaced { MemoryTrim.request() }
             return outcome
         } catch {
@@ -311,7 +350,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
             MemoryTrim.request()
         }
-        shadowingChanged()
+        shadowingChanged([entry.releaseKey])
         return .detached
     }
 
@@ -328,6 +367,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         let url = url.standardizedFileURL
         let (known, attachedVersion) = lock.withLock { (entries[url.path], attachedVersions[url.path]) }
         guard var entry = known, let store = entry.store, FileVersion(url) != attachedVersion else { return false }
+        let releaseKey = entry.releaseKey
         if entry.shadowedBy == nil { try? coordinator.remove(store) } else { store.didRemove() }
         entry.store = nil
         entry.shadowedBy = nil
@@ -338,7 +378,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
             attachedVersions[url.path] = nil
             storeChanges += 1
         }
-        shadowingChanged()
+        shadowingChanged([releaseKey])
         MemoryTrim.request()
         return true
     }
@@ -353,7 +393,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         defer { endDeferredShadowing(outer) }
         let known = lock.withLock {
             fileSettings = settings
-            return entries.values.sorted { $0.url.path < $1.url.path }
+            return entries.byPath.sorted { $0.key < $1.key }.map(\.value)
         }
         var outcomes: [(URL, Outcome)] = []
         for entry in known {
@@ -482,25 +522,28 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
 
     /// The file holding a newer release of the entry's conference than the entry, among the files served now.
     private func newerRelease(than entry: Entry) -> URL? {
-        guard entry.document != nil, let name = entry.conference?.lowercased() else { return nil }
+        guard entry.conference != nil, let key = entry.releaseKey else { return nil }
         return lock.withLock {
-            entries.values.first { other in
-                other.url != entry.url && other.isServing && other.conference?.lowercased() == name
-                    && other.document != nil && Self.isNewer(other, than: entry)
+            entries.releases(of: key).first { other in
+                other.url != entry.url && other.isServing && Self.isNewer(other, than: entry)
             }?.url
         }
     }
 
     /// Sorts releases out now, or at the end of the rescan under way. Call with `operations` held.
-    private func shadowingChanged() {
+    /// - Parameter keys: the conferences (``Entry/releaseKey``) whose releases may have changed; `nil` keys (files
+    ///   that hold no release) are skipped.
+    private func shadowingChanged(_ keys: [String?]) {
+        let keys = Set(keys.compactMap { $0 })
+        guard !keys.isEmpty else { return }
         if shadowingDeferred {
-            shadowingPending = true
+            shadowingPending.formUnion(keys)
         } else {
-            resolveShadowing()
+            resolveShadowing(keys)
         }
     }
 
-    /// Starts deferring ``resolveShadowing()``; returns whether it was deferred already (a rescan inside another
+    /// Starts deferring ``resolveShadowing(_:)``; returns whether it was deferred already (a rescan inside another
     /// batch). Call with `operations` held.
     private func deferShadowing() -> Bool {
         let outer = shadowingDeferred
@@ -512,23 +555,20 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
     private func endDeferredShadowing(_ outer: Bool) {
         guard !outer else { return }
         shadowingDeferred = false
-        if shadowingPending {
-            shadowingPending = false
-            resolveShadowing()
+        if !shadowingPending.isEmpty {
+            let keys = shadowingPending
+            shadowingPending = []
+            resolveShadowing(keys)
         }
     }
 
-    /// Attaches the newest release of each conference held by schedule files and sets the others aside (loaded, not
-    /// queried, listed as shadowed by the file they yield to); records what changed when a newer release arrives.
-    /// Call with `operations` held.
-    private func resolveShadowing() {
-        let snapshot = lock.withLock { Array(entries.values) }
-        var groups: [String: [Entry]] = [:]
-        for entry in snapshot where entry.store != nil && entry.document != nil {
-            groups[entry.conference?.lowercased() ?? "", default: []].append(entry)
-        }
+    /// Attaches the newest release of each of the conferences (by ``Entry/releaseKey``) held by schedule files and
+    /// sets the others aside (loaded, not queried, listed as shadowed by the file they yield to); records what
+    /// changed when a newer release arrives. Call with `operations` held.
+    private func resolveShadowing(_ keys: Set<String>) {
+        let groups = lock.withLock { keys.map { entries.releases(of: $0) }.filter { !$0.isEmpty } }
         var changed: [(String, URL?)] = []
-        for (_, group) in groups {
+        for group in groups {
             let winner = group.max { Self.isNewer($1, than: $0) }!
             let previousWinner = group.first { $0.shadowedBy == nil && $0.url != winner.url }
             for entry in group {
@@ -549,7 +589,7 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         }
         lock.withLock {
             for (path, shadowedBy) in changed { entries[path]?.shadowedBy = shadowedBy }
-            forgetChangesOfConferencesNotServed()
+            forgetChangesOfConferencesNotServed(keys)
         }
     }
 
@@ -570,13 +610,19 @@ public final class ScheduleLibrary: @unchecked Sendable {  // `entries` and `cha
         return lhs.url.path < rhs.url.path
     }
 
-    /// Drops the changes of conferences that no served file holds any more (its file was deleted, or replaced by
-    /// another conference's schedule). Without this, a conference known by its file name left an entry, holding
-    /// both releases' sessions, for every file replaced under churn. Call with `lock` held.
-    private func forgetChangesOfConferencesNotServed() {
+    /// Drops the changes of those of the conferences (by ``Entry/releaseKey``) that no served file holds any more
+    /// (its file was deleted, or replaced by another conference's schedule). Without this, a conference known by its
+    /// file name left an entry, holding both releases' sessions, for every file replaced under churn. A conference
+    /// stops being served only when one of its releases changes, so the conferences whose releases changed are the
+    /// ones to look at. Call with `lock` held.
+    private func forgetChangesOfConferencesNotServed(_ keys: Set<String>) {
         guard !changes.isEmpty else { return }
-        let served = Set(entries.values.compactMap { entry in entry.isServing ? entry.document?.conference.name : nil })
-        changes = changes.filter { served.contains($0.key) }
+        for name in changes.keys where keys.contains(name.lowercased()) {
+            let served = entries.releases(of: name.lowercased()).contains { entry in
+                entry.isServing && entry.document?.conference.name == name
+            }
+            if !served { changes[name] = nil }
+        }
     }
 
     /// What identifies one version of a file without reading it.
