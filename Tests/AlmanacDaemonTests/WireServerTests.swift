@@ -46,10 +46,15 @@ struct WireServerTests {
                 #expect(answers.allSatisfy { $0["ok"] == true })
                 #expect(answers.filter { $0["immediate"] == true }.isEmpty)
 
-                // A ping in a later write while a request is still running waits for it too.
-                try await client.send(#"{"id":"slow","op":"sleep","ms":100}"# + "\n")
-                try await Task.sleep(for: .milliseconds(20))
+                // A ping in a later write while a request is still running waits for it too. The request runs until
+                // the test ends it, well after the ping was sent (a 100 ms sleep was not always still running when
+                // the ping arrived on a loaded machine under the thread sanitizer).
+                try await client.send(#"{"id":"slow","op":"hold"}"# + "\n")
+                var started = handler.started.makeAsyncIterator()
+                while let op = await started.next(), op != "hold" {}
                 try await client.send(#"{"id":"quick","op":"ping"}"# + "\n")
+                try await Task.sleep(for: .milliseconds(500))
+                handler.releaseHolds()
                 let slow = try #require(try await client.readObject())
                 let quick = try #require(try await client.readObject())
                 #expect(slow["id"] == "slow")

@@ -3,13 +3,15 @@ import AlmanacWire
 import Synchronization
 
 /// A trivial handler: `ping` (answered on the event loop when the server may), `echo` (returns its fields), `sleep`
-/// (`ms`), `whoami` (peer credentials), `fail` (throws a non-wire error), `insert` (pretends to insert),
-/// `subscribe`, and events pushed by the test.
+/// (`ms`), `hold` (runs until the test calls ``releaseHolds()``), `whoami` (peer credentials), `fail` (throws a
+/// non-wire error), `insert` (pretends to insert), `subscribe`, and events pushed by the test.
 final class TestHandler: RequestHandler {
     private let eventContinuations = Mutex<[AsyncStream<WireEvent>.Continuation]>([])
     let started: AsyncStream<String>
     private let startedContinuation: AsyncStream<String>.Continuation
     let records = Mutex<[RequestRecord]>([])
+    /// Whether ``releaseHolds()`` was called, and the `hold` requests waiting for it.
+    private let holds = Mutex<(released: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
     init() {
         (started, startedContinuation) = AsyncStream<String>.makeStream()
@@ -28,6 +30,15 @@ final class TestHandler: RequestHandler {
             let milliseconds = request.fields["ms"]?.intValue ?? 100
             try await Task.sleep(for: .milliseconds(milliseconds))
             return ["slept": .int(milliseconds)]
+        case "hold":
+            await withCheckedContinuation { continuation in
+                let releasedAlready = holds.withLock { holds in
+                    if !holds.released { holds.waiting.append(continuation) }
+                    return holds.released
+                }
+                if releasedAlready { continuation.resume() }
+            }
+            return ["held": true]
         case "whoami":
             return ["uid": .int(Int64(peer.uid)), "gid": .int(Int64(peer.gid)), "pid": .int(Int64(peer.pid))]
         case "fail":
@@ -66,4 +77,14 @@ final class TestHandler: RequestHandler {
     }
 
     var subscriberCount: Int { eventContinuations.withLock { $0.count } }
+
+    /// Ends every `hold` request, running or still to come.
+    func releaseHolds() {
+        let waiting = holds.withLock { holds in
+            holds.released = true
+            defer { holds.waiting = [] }
+            return holds.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
 }
