@@ -112,6 +112,38 @@ struct PostgresRemoteChangeTests {
         #expect(sessions.map { $0.value(forKey: "guid") as? String } == ["after", "during"])
     }
 
+    /// The instance's own save, committed while its listening connection is down, is not announced as a remote
+    /// change when the listener reconnects and finds the token moved (its `NOTIFY` went out before `LISTEN` was on).
+    @Test func anOwnSaveWhileTheListeningConnectionIsDownIsNotAnnounced() async throws {
+        let server = try postgresServer()
+        let folder = TemporaryFolder()
+        let writer = try Self.coordinator("own-outage", in: folder)
+        let reader = try Self.coordinator("own-outage", in: folder)
+        let readerStore = try #require(reader.persistentStores.first as? PostgresStore)
+        let recorder = RemoteChangeRecorder(reader)
+        try await until("the listener to connect") {
+            readerStore.listener.withLock { $0 }?.currentState.backendPID != nil
+        }
+        let pid = try #require(readerStore.listener.withLock { $0 }?.currentState.backendPID)
+        let admin = PostgresSession(location: try #require(PostgresStoreLocation(url: server)))
+        defer { admin.close() }
+        _ = try admin.query("SELECT pg_terminate_backend(CAST(? AS integer))", [.integer(Int64(pid))])
+        // The reader saves at once, while its listener is down (it waits at least 37 ms before reconnecting).
+        let own = ManagedObjectContext(coordinator: reader)
+        own.makeSession("own")
+        try own.save()
+        try await until("the listener to reconnect") {
+            let state = readerStore.listener.withLock { $0 }?.currentState
+            return state?.backendPID != nil && state?.backendPID != pid
+        }
+        let context = ManagedObjectContext(coordinator: writer)
+        context.makeSession("theirs")
+        try context.save()
+        let changes = try await recorder.wait(for: 1)
+        #expect(changes.first?.historyToken == writer.currentPersistentHistoryToken())
+        #expect(changes.count == 1)
+    }
+
     /// Two daemons starting at once on a new schema: each opening creates what is missing under the schema's lock,
     /// so neither fails on the other's half-made tables (`CREATE … IF NOT EXISTS` alone races in the catalog).
     @Test func coordinatorsOpeningANewSchemaAtOnceAllSucceed() async throws {

@@ -11,7 +11,9 @@ import PostgresNIO
 /// `PostgresStore.notification(token:)`); the instance's own saves are skipped. A lost connection is re-opened
 /// with back-off (50 ms doubling to 5 s, with jitter); once `LISTEN` is on again the change token is read, and an
 /// event is raised when it moved while nobody listened, so that no commit goes unannounced (readers then fetch
-/// the history after their last token).
+/// the history after their last token). The store hands over the token of each of its own saves before it commits
+/// (``willCommitOwnSave(token:)``): a save commits once and bumps the token by one, so the catch-up raises an
+/// event only when some token it missed is not the instance's own.
 final class PostgresListener: Sendable {
     /// Where and what to listen to.
     struct Target: Sendable {
@@ -32,6 +34,8 @@ final class PostgresListener: Sendable {
         var backendPID: Int32?
         /// The last change token seen.
         var lastToken: Int64
+        /// Tokens of the instance's own saves above ``lastToken`` (committed or committing).
+        var ownTokens: Set<Int64> = []
         var subscribers: [UUID: AsyncStream<PersistentStoreRemoteChange>.Continuation] = [:]
     }
 
@@ -133,11 +137,30 @@ final class PostgresListener: Sendable {
             state.connectedSince = Date()
             state.reconnectingSince = nil
             state.backendPID = backendPID
-            let moved = token > state.lastToken
-            state.lastToken = max(state.lastToken, token)
+            let own = state.ownTokens.count(where: { $0 > state.lastToken && $0 <= token })
+            let moved = token - state.lastToken > own
+            state.passed(token)
             return (moved, Array(state.subscribers.values))
         }
         if moved { announce(token: token, to: subscribers) }
+    }
+
+    /// The instance's store is about to commit a save that set the change token to `token`.
+    func willCommitOwnSave(token: Int64) {
+        state.withLock { state in
+            if token > state.lastToken { state.ownTokens.insert(token) }
+        }
+    }
+
+    /// The `COMMIT` of the instance's save with `token` failed: the token may become another coordinator's. If a
+    /// catch-up already counted it as the instance's own, an event is raised now (at worst one too many: readers
+    /// then find no new history).
+    func ownSaveDidNotCommit(token: Int64) {
+        let (counted, subscribers, last) = state.withLock { state in
+            let pending = state.ownTokens.remove(token) != nil
+            return (!pending && token <= state.lastToken, Array(state.subscribers.values), state.lastToken)
+        }
+        if counted { announce(token: last, to: subscribers) }
     }
 
     /// A notification: another instance's save raises an event; this instance's own only moves the token.
@@ -146,7 +169,7 @@ final class PostgresListener: Sendable {
         guard let token = parts.first.flatMap({ Int64($0) }) else { return }
         let isOwn = parts.count == 2 && parts[1] == target.origin
         let subscribers = state.withLock { state in
-            state.lastToken = max(state.lastToken, token)
+            state.passed(token)
             return isOwn ? [] : Array(state.subscribers.values)
         }
         announce(token: token, to: subscribers)
@@ -185,5 +208,14 @@ final class PostgresListener: Sendable {
     /// `delay` with up to a quarter more or less, so that many listeners do not reconnect in step.
     static func jittered(_ delay: Duration) -> Duration {
         delay * Double.random(in: 0.75...1.25)
+    }
+}
+
+extension PostgresListener.State {
+    /// Moves ``lastToken`` up to `token` and forgets the own tokens at or below it.
+    mutating func passed(_ token: Int64) {
+        guard token > lastToken else { return }
+        lastToken = token
+        ownTokens = ownTokens.filter { $0 > token }
     }
 }

@@ -34,11 +34,13 @@ extension PostgresStore {
                 try writeToManyRows(changes.updated, inserting: false)
                 try raiseKeyCounters(changes.inserted)
                 let number = try announce()
+                openSaveToken.withLock { $0 = number }
                 if isTrackingPersistentHistory, let recording = changes.history {
                     try writeHistory(changes, recording: recording, number: number)
                 }
             }
         } catch {
+            openSaveToken.withLock { $0 = nil }
             session.rollback()
             throw error
         }
@@ -46,12 +48,29 @@ extension PostgresStore {
     }
 
     /// `COMMIT` of the open save: the save is acknowledged only once PostgreSQL committed it.
+    ///
+    /// The listener learns the save's change token as this instance's own before the `COMMIT`: once committed, a
+    /// listener that (re)connects and reads the token must not announce it as another coordinator's save (its
+    /// `NOTIFY` may have gone out before `LISTEN` was on, so the payload's origin cannot tell it). A `COMMIT` that
+    /// fails takes the token back.
     func commitSave() throws {
-        try converting("committing a save") { try session.commit() }
+        let token = openSaveToken.withLock { token in
+            defer { token = nil }
+            return token
+        }
+        let listening = listener.withLock { $0 }
+        if let token { listening?.willCommitOwnSave(token: token) }
+        do {
+            try converting("committing a save") { try session.commit() }
+        } catch {
+            if let token { listening?.ownSaveDidNotCommit(token: token) }
+            throw error
+        }
     }
 
     /// `ROLLBACK` of the open save.
     func rollBackSave() {
+        openSaveToken.withLock { $0 = nil }
         session.rollback()
     }
 

@@ -58,6 +58,9 @@ public final class PostgresStore: IncrementalStore, @unchecked Sendable {  // se
     let listener = LockedValue<PostgresListener?>(nil)
     /// This store instance's name in its `NOTIFY` payloads (see ``notification(token:)``).
     let origin = UUID().uuidString.lowercased()
+    /// The change token of the save whose transaction is open (set by `writeSave`, handed to the listener as the
+    /// instance's own just before `COMMIT`).
+    let openSaveToken = LockedValue<Int64?>(nil)
 
     /// Creates the store for a PostgreSQL URL; no connection is made before ``loadMetadata()``.
     ///
