@@ -17,7 +17,13 @@ extension SQLiteStore {
     /// settled (see ``FileStamp/isSettled``), so a write within the file system's timestamp granularity of the
     /// last look is never missed.
     func cheapDataVersion() throws -> UInt64 {
-        let stamp = FileStamp(url: url)
+        let stamp: FileStamp?
+        if let url {
+            if stampPaths?.url != url { stampPaths = FileStamp.Paths(url: url) }
+            stamp = FileStamp(paths: stampPaths!)
+        } else {
+            stamp = FileStamp(url: nil)
+        }
         if let stamp, stamp.isSettled, let cached = cachedDataVersion, cached.stamp == stamp {
             return cached.version
         }
@@ -53,18 +59,38 @@ struct FileStamp: Equatable {
     /// can write it), nil when the database file cannot be examined (the pragma is then read every time).
     init?(url: URL?) {
         guard let url else {
-            database = Part(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
-            wal = nil
-            isSettled = true
+            self.init(database: Part(device: 0, inode: 0, size: 0, modified: 0, changed: 0), wal: nil, isSettled: true)
             return
         }
-        guard let database = Part(path: url.path) else { return nil }
+        self.init(paths: Paths(url: url))
+    }
+
+    private init(database: Part, wal: Part?, isSettled: Bool) {
+        (self.database, self.wal, self.isSettled) = (database, wal, isSettled)
+    }
+
+    /// The stamp of the files at `paths` now; nil when the database file cannot be examined.
+    init?(paths: Paths) {
+        guard let database = Part(path: paths.database) else { return nil }
         self.database = database
-        wal = Part(path: url.path + "-wal")
+        wal = Part(path: paths.wal)
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let threshold = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - Self.settlingNanoseconds
         isSettled = max(database.modified, wal?.modified ?? .min) < threshold
+    }
+
+    /// A store's database file and its `-wal` file, by path.
+    struct Paths {
+        let url: URL
+        let database: String
+        let wal: String
+
+        init(url: URL) {
+            self.url = url
+            database = url.path
+            wal = database + "-wal"
+        }
     }
 
     /// Stamps are the same when the files are; whether each was settled does not matter.

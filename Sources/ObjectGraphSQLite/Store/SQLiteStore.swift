@@ -55,6 +55,9 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var cachedDataVersion: (stamp: FileStamp, version: UInt64)?
     /// How many times ``contentToken()`` read `PRAGMA data_version` (for tests).
     var dataVersionReads = 0
+    /// The paths ``FileStamp`` examines, made once per URL: `URL.path` decodes the URL's percent escapes each time it
+    /// is asked, and the daemon asks for the content token on every request.
+    var stampPaths: FileStamp.Paths?
     /// The `SELECT` of one object's row and its reader, by entity number.
     var recordQueries: [Int64: (String, RecordReader)] = [:]
     /// The `SELECT … WHERE Z_PK IN (` of batches of faults and its reader, by table name and how lists are read.
