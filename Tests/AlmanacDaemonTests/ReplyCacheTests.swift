@@ -23,21 +23,87 @@ struct ReplyCacheTests {
         let first = try fixture.request("fetch", Self.earliest)
         #expect(engine.replies.hits == 0)
         #expect(try fixture.request("fetch", Self.earliest) == first)
-        #expect(try fixture.request("count", ["entity": "Session"]) == (try fixture.request("count", ["entity": "Session"])))
+        #expect(engine.replies.hits == 1)
+        let predicate: JSONObject = ["entity": "Session", "predicate": "title != nil"]
+        #expect(try fixture.request("count", predicate) == (try fixture.request("count", predicate)))
         #expect(engine.replies.hits == 2)
-        // Another request (here: another limit) is not the same request.
-        #expect(titles(try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]], "limit": 2]))
-                    == Array(titles(first).prefix(2)))
+        // Another request (here: another limit) is not the same request; only its total is the first one's.
+        #expect(
+            titles(try fixture.request("fetch", ["entity": "Session", "sort": [["key": "start"]], "limit": 2]))
+                == Array(titles(first).prefix(2)))
+        #expect(engine.replies.hits == 3)
+    }
+
+    /// The pages of one request count their total once while the stores are unchanged: the first page keeps it
+    /// under the key of the `count` request for the same objects, which a `count` request is answered from too.
+    @Test func pagesOfOneRequestCountTheirTotalOnce() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let engine = fixture.core.engine
+        func page(_ offset: Int) throws -> JSONObject {
+            try fixture.request(
+                "fetch",
+                [
+                    "entity": "Session", "predicate": "title != nil", "sort": [["key": "start"]],
+                    "limit": 2, "offset": .int(offset), "properties": ["title"],
+                ])
+        }
+        let first = try page(0)
+        let total = try #require(first["total"]?.intValue)
+        #expect(total > 4)
+        #expect(engine.replies.hits == 0)
+        let second = try page(2)
+        #expect(second["total"]?.intValue == total)
+        #expect(engine.replies.hits == 1)
+        #expect(
+            try fixture.request("count", ["entity": "Session", "predicate": "title != nil"])["count"]?.intValue
+                == total)
         #expect(engine.replies.hits == 2)
+        // Another predicate is another total.
+        let other = try fixture.request(
+            "fetch",
+            [
+                "entity": "Session", "predicate": "title == nil", "limit": 2,
+                "offset": 1,
+            ])
+        #expect(other["total"]?.intValue == 0)
+        #expect(engine.replies.hits == 2)
+        // A save changes the stores: the next page counts again.
+        _ = try fixture.request(
+            "insert",
+            [
+                "entity": "Session",
+                "values": [
+                    "guid": "early-4", "title": "Sunrise", "start": "2000-01-01T05:00:00Z",
+                ],
+            ])
+        let third = try page(4)
+        #expect(third["total"]?.intValue == total + 1)
+        #expect(engine.replies.hits == 2)
+        #expect(try page(0)["total"]?.intValue == total + 1)
+        #expect(engine.replies.hits == 3)
+        // Templates' pages share their total the same way.
+        let template: JSONObject = ["name": "SessionsInRoom", "variables": ["ROOM": "Hall A"], "limit": 1]
+        var paged = template
+        paged["offset"] = 1
+        let hall = try fixture.request("template", template)["total"]?.intValue
+        #expect((hall ?? 0) > 1)
+        #expect(try fixture.request("template", paged)["total"]?.intValue == hall)
+        #expect(engine.replies.hits == 4)
     }
 
     @Test func savesThroughTheDaemonAreSeen() throws {
         let fixture = try CoreFixture()
         defer { fixture.remove() }
         let before = try fixture.request("fetch", Self.earliest)
-        _ = try fixture.request("insert", ["entity": "Session", "values": [
-            "guid": "early-1", "title": "Early breakfast", "start": "2000-01-01T08:00:00Z",
-        ]])
+        _ = try fixture.request(
+            "insert",
+            [
+                "entity": "Session",
+                "values": [
+                    "guid": "early-1", "title": "Early breakfast", "start": "2000-01-01T08:00:00Z",
+                ],
+            ])
         let after = try fixture.request("fetch", Self.earliest)
         #expect(titles(after).first == "Early breakfast")
         #expect(after["total"]?.intValue == (before["total"]?.intValue).map { $0 + 1 })
@@ -51,7 +117,8 @@ struct ReplyCacheTests {
         #expect(fixture.core.engine.replies.hits == 1)
 
         // A second coordinator on the same file stands for another process writing to it.
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: fixture.core.library.coordinator.managedObjectModel)
+        let coordinator = PersistentStoreCoordinator(
+            managedObjectModel: fixture.core.library.coordinator.managedObjectModel)
         let url = fixture.root.appendingPathComponent("state/personal.sqlite")
         let store = try coordinator.addPersistentStore(type: .sqlite, configurationName: "Personal", at: url)
         let context = ManagedObjectContext(coordinator: coordinator)
@@ -75,8 +142,12 @@ struct ReplyCacheTests {
         let request: JSONObject = ["entity": "Session", "predicate": "title CONTAINS 'revisited'"]
         #expect(try fixture.request("count", request)["count"] == 0)
         let original = try String(contentsOf: file, encoding: .utf8)
-        try Data(original.replacingOccurrences(of: "Structured concurrency in practice",
-                                               with: "Structured concurrency, revisited").utf8).write(to: file)
+        try Data(
+            original.replacingOccurrences(
+                of: "Structured concurrency in practice",
+                with: "Structured concurrency, revisited"
+            ).utf8
+        ).write(to: file)
         #expect(fixture.core.library.attach(file) == .replaced)
         #expect(try fixture.request("count", request)["count"] == 1)
     }
@@ -105,9 +176,14 @@ struct ReplyCacheTests {
         #expect(engine.keptReply(to: WireRequest(id: 7, op: "fetch", fields: ["entity": "Session"])) == nil)
         #expect(engine.keptReply(to: WireRequest(id: 7, op: "stores", fields: [:])) == nil)
         // A save changes the stores: the kept reply is no longer given.
-        _ = try fixture.request("insert", ["entity": "Session", "values": [
-            "guid": "early-3", "title": "Dawn patrol", "start": "2000-01-01T06:00:00Z",
-        ]])
+        _ = try fixture.request(
+            "insert",
+            [
+                "entity": "Session",
+                "values": [
+                    "guid": "early-3", "title": "Dawn patrol", "start": "2000-01-01T06:00:00Z",
+                ],
+            ])
         #expect(engine.keptReply(to: request) == nil)
         let second = try fixture.request("fetch", Self.earliest)
         #expect(titles(second).first == "Dawn patrol")
@@ -149,9 +225,10 @@ struct ReplyCacheTests {
 
     @Test func aFullCacheDropsItsLeastRecentlyUsedQuarter() throws {
         let cache = ReplyCache(limit: 8)
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [
-            EntityDescription(name: "Item", properties: [AttributeDescription(name: "n", type: .integer64)]),
-        ]))
+        let coordinator = PersistentStoreCoordinator(
+            managedObjectModel: ManagedObjectModel(entities: [
+                EntityDescription(name: "Item", properties: [AttributeDescription(name: "n", type: .integer64)])
+            ]))
         let token = try #require(try coordinator.contentToken())
         func key(_ n: Int) -> ReplyCache.Key { ReplyCache.Key(op: "count", fields: ["n": .int(Int64(n))]) }
         for n in 0..<8 { cache.keep(.count(.init(count: n)), for: key(n), token: token) }

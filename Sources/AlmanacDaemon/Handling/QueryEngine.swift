@@ -77,9 +77,11 @@ public final class QueryEngine: Sendable {
             let request = try fetchRequest(fetch)
             switch fetch.resultType {
             case nil, "objects"?:
-                return try kept(key, request) { try fetchResponse(request, properties: fetch.properties) }
+                return try kept(key, request) { token in
+                    try fetchResponse(request, properties: fetch.properties, total: total(key, token))
+                }
             case "dictionary"?:
-                return try kept(key, request) { try dictionaryResponse(request, fetch) }
+                return try kept(key, request) { _ in try dictionaryResponse(request, fetch) }
             case let other?:
                 throw WireError.badRequest("\"resultType\" is \"objects\" or \"dictionary\", not \"\(other)\"",
                                            field: "resultType")
@@ -138,7 +140,7 @@ public final class QueryEngine: Sendable {
     func count(_ fetch: WireRequest.Fetch, key: ReplyCache.Key?) throws(WireError) -> WireResponse.Count {
         try reading {
             let request = try fetchRequest(fetch)
-            return try kept(key, request) {
+            return try kept(key, request) { _ in
                 WireResponse.Count(count: try ManagedObjectContext(coordinator: coordinator).count(for: request))
             }
         }
@@ -154,11 +156,13 @@ public final class QueryEngine: Sendable {
             if let limit = template.limit { request.fetchLimit = try nonNegative(limit, "limit") }
             if let offset = template.offset { request.fetchOffset = try nonNegative(offset, "offset") }
             if template.name == "SearchSessions", let text = variables["TEXT"] as? String {
-                return try kept(key, request) {
+                return try kept(key, request) { _ in
                     try searchResponse(request, text: text, properties: template.properties)
                 }
             }
-            return try kept(key, request) { try fetchResponse(request, properties: template.properties) }
+            return try kept(key, request) { token in
+                try fetchResponse(request, properties: template.properties, total: total(key, token))
+            }
         }
     }
 
@@ -268,10 +272,10 @@ public final class QueryEngine: Sendable {
 
     /// The kept reply to an identical request while the stores are unchanged, else `make()`'s (kept for the next).
     /// Runs inside the request's `performReading`, so the token and the reply describe the same data.
-    private func kept<Body: KeptReplyBody>(_ key: ReplyCache.Key?, _ request: FetchRequest, make: () throws -> Body)
-        throws -> Body
-    {
-        guard let key, request.predicate?.callsVolatileFunction != true else { return try make() }
+    private func kept<Body: KeptReplyBody>(
+        _ key: ReplyCache.Key?, _ request: FetchRequest, make: (ContentToken?) throws -> Body
+    ) throws -> Body {
+        guard let key, request.predicate?.callsVolatileFunction != true else { return try make(nil) }
         let token: ContentToken?
         do {
             token = try coordinator.contentToken()
@@ -282,11 +286,11 @@ public final class QueryEngine: Sendable {
                 last.isStale = true
                 return last
             }
-            return try make()
+            return try make(nil)
         }
-        guard let token else { return try make() }
+        guard let token else { return try make(nil) }
         if let kept = replies.reply(for: key, token: token).flatMap(Body.init(kept:)) { return kept }
-        let body = try make()
+        let body = try make(token)
         replies.keep(body.kept, for: key, token: token)
         return body
     }
@@ -356,11 +360,23 @@ public final class QueryEngine: Sendable {
         return total
     }
 
+    /// Where a fetch's total is kept: under the key of the same request without its paging, sorting and
+    /// properties (for `fetch`, the key of the `count` request that asks for that total), with the content token
+    /// of the reply being made. Nil when the reply is not kept.
+    private func total(_ key: ReplyCache.Key?, _ token: ContentToken?) -> (key: ReplyCache.Key, token: ContentToken)? {
+        guard let token, let totalKey = key?.totalKey else { return nil }
+        return (totalKey, token)
+    }
+
     /// The objects `request` fetches and their total; refused with `too_large` past ``maximumReplyObjects`` unless
     /// the caller checked the size already (`checkingSize` false).
-    private func fetchResponse(_ request: FetchRequest, properties: [String]?, checkingSize: Bool = true) throws
-        -> WireResponse.Fetch
-    {
+    ///
+    /// A total counted for a page is kept under `total`'s key: the other pages of the same request (a client
+    /// paging through a list, or many at different offsets) then count nothing while the stores are unchanged.
+    private func fetchResponse(
+        _ request: FetchRequest, properties: [String]?, checkingSize: Bool = true,
+        total kept: (key: ReplyCache.Key, token: ContentToken)? = nil
+    ) throws -> WireResponse.Fetch {
         let context = ManagedObjectContext(coordinator: coordinator)
         let counted = checkingSize ? try checkReplySize(request, in: context) : nil
         let coding = self.coding
@@ -406,11 +422,16 @@ public final class QueryEngine: Sendable {
         }
         if let counted { return WireResponse.Fetch(objects: objects, total: counted) }
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        if limit == 0 && offset == 0 { return WireResponse.Fetch(objects: objects, total: objects.count) }
+        if let kept, case .count(let counted)? = replies.reply(for: kept.key, token: kept.token) {
+            return WireResponse.Fetch(objects: objects, total: counted.count)
+        }
         request.fetchLimit = 0
         request.fetchOffset = 0
-        let total = limit == 0 && offset == 0 ? objects.count : try context.count(for: request)
+        let total = try context.count(for: request)
         request.fetchLimit = limit
         request.fetchOffset = offset
+        if let kept { replies.keep(.count(WireResponse.Count(count: total)), for: kept.key, token: kept.token) }
         return WireResponse.Fetch(objects: objects, total: total)
     }
 

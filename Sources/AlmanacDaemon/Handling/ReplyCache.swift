@@ -36,6 +36,23 @@ final class ReplyCache: Sendable {
         init(_ request: WireRequest) {
             self.init(op: request.op, fields: request.fields)
         }
+
+        /// For a `fetch` of objects or a `template`, the key its total is kept under: the request without the fields
+        /// that do not change the total (`limit`, `offset`, `sort`, `properties`). A fetch's is the key of the `count`
+        /// request with the remaining fields, which counts the same objects. Nil for other requests.
+        var totalKey: Key? {
+            let op: String
+            switch self.op {
+            case "fetch":
+                if let type = fields["resultType"], type != .string("objects") { return nil }
+                op = "count"
+            case "template": op = "template-total"
+            default: return nil
+            }
+            var fields = self.fields
+            for name in ["limit", "offset", "sort", "properties", "resultType"] { fields[name] = nil }
+            return Key(op: op, fields: fields)
+        }
     }
 
     private struct Entry {
