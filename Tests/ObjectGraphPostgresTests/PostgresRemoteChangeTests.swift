@@ -77,6 +77,28 @@ struct PostgresRemoteChangeTests {
         #expect(changes.count == 1)
     }
 
+    /// Waits for the store's listening connection, then ends it from another connection; returns its server
+    /// process.
+    static func endListeningConnection(of store: PostgresStore, server: URL) async throws -> Int32 {
+        try await until("the listener to connect") {
+            store.listener.withLock { $0 }?.currentState.backendPID != nil
+        }
+        let pid = try #require(store.listener.withLock { $0 }?.currentState.backendPID)
+        let admin = PostgresSession(location: try #require(PostgresStoreLocation(url: server)))
+        defer { admin.close() }
+        let terminated = try admin.query("SELECT pg_terminate_backend(CAST(? AS integer))", [.integer(Int64(pid))])
+        #expect(try terminated.first?[column: 0].decode(Bool.self) == true)
+        return pid
+    }
+
+    /// Waits until the store listens again, on another server process than `pid`.
+    static func untilReconnected(_ store: PostgresStore, after pid: Int32) async throws {
+        try await until("the listener to reconnect") {
+            let state = store.listener.withLock { $0 }?.currentState
+            return state?.backendPID != nil && state?.backendPID != pid
+        }
+    }
+
     @Test func aSaveWhileTheListeningConnectionIsDownStillArrives() async throws {
         let server = try postgresServer()
         let folder = TemporaryFolder()
@@ -84,24 +106,14 @@ struct PostgresRemoteChangeTests {
         let reader = try Self.coordinator("outage", in: folder)
         let readerStore = try #require(reader.persistentStores.first as? PostgresStore)
         let recorder = RemoteChangeRecorder(reader)
-        try await until("the listener to connect") {
-            readerStore.listener.withLock { $0 }?.currentState.backendPID != nil
-        }
-        let pid = try #require(readerStore.listener.withLock { $0 }?.currentState.backendPID)
         // Another connection ends the listening one; the writer saves at once, while it may still be down.
-        let admin = PostgresSession(location: try #require(PostgresStoreLocation(url: server)))
-        defer { admin.close() }
-        let terminated = try admin.query("SELECT pg_terminate_backend(CAST(? AS integer))", [.integer(Int64(pid))])
-        #expect(try terminated.first?[column: 0].decode(Bool.self) == true)
+        let pid = try await Self.endListeningConnection(of: readerStore, server: server)
         let context = ManagedObjectContext(coordinator: writer)
         context.makeSession("during")
         try context.save()
         _ = try await recorder.wait(for: 1)
         // Reconnected on a new backend, it hears the next save as well.
-        try await until("the listener to reconnect") {
-            let state = readerStore.listener.withLock { $0 }?.currentState
-            return state?.backendPID != nil && state?.backendPID != pid
-        }
+        try await Self.untilReconnected(readerStore, after: pid)
         #expect(readerStore.connectionState?.status == .connected)
         context.makeSession("after")
         try context.save()
@@ -121,21 +133,12 @@ struct PostgresRemoteChangeTests {
         let reader = try Self.coordinator("own-outage", in: folder)
         let readerStore = try #require(reader.persistentStores.first as? PostgresStore)
         let recorder = RemoteChangeRecorder(reader)
-        try await until("the listener to connect") {
-            readerStore.listener.withLock { $0 }?.currentState.backendPID != nil
-        }
-        let pid = try #require(readerStore.listener.withLock { $0 }?.currentState.backendPID)
-        let admin = PostgresSession(location: try #require(PostgresStoreLocation(url: server)))
-        defer { admin.close() }
-        _ = try admin.query("SELECT pg_terminate_backend(CAST(? AS integer))", [.integer(Int64(pid))])
+        let pid = try await Self.endListeningConnection(of: readerStore, server: server)
         // The reader saves at once, while its listener is down (it waits at least 37 ms before reconnecting).
         let own = ManagedObjectContext(coordinator: reader)
         own.makeSession("own")
         try own.save()
-        try await until("the listener to reconnect") {
-            let state = readerStore.listener.withLock { $0 }?.currentState
-            return state?.backendPID != nil && state?.backendPID != pid
-        }
+        try await Self.untilReconnected(readerStore, after: pid)
         let context = ManagedObjectContext(coordinator: writer)
         context.makeSession("theirs")
         try context.save()
