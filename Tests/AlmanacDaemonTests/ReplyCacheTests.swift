@@ -92,6 +92,43 @@ struct ReplyCacheTests {
         #expect(engine.replies.hits == 4)
     }
 
+    /// A page shorter than its limit ends the list: its total is the offset and what it holds, with no count; an
+    /// empty page past the start still counts.
+    @Test func aShortPageGivesItsTotalWithoutCounting() throws {
+        let fixture = try CoreFixture()
+        defer { fixture.remove() }
+        let engine = fixture.core.engine
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = try ObjectPredicate(format: "title != nil")
+        let total = try ManagedObjectContext(coordinator: fixture.core.library.coordinator).count(for: request)
+        #expect(total > 3)
+        func page(_ offset: Int, _ limit: Int) throws -> (count: Int?, total: Int?) {
+            let reply = try fixture.request(
+                "fetch",
+                [
+                    "entity": "Session", "predicate": "title != nil", "sort": [["key": "start"]],
+                    "offset": .int(offset), "limit": .int(limit),
+                ])
+            return (reply["objects"]?.arrayValue?.count, reply["total"]?.intValue.map(Int.init))
+        }
+        #expect(try page(total - 1, 5) == (1, total))
+        #expect(try page(0, total + 5) == (total, total))
+        #expect(engine.totalsCounted.withLock { $0 } == 0)
+        // A full page counts, unless a total is kept: the short pages kept theirs.
+        #expect(try page(1, 2) == (2, total))
+        #expect(engine.totalsCounted.withLock { $0 } == 0)
+        // An empty page past the end cannot tell where the list ends.
+        _ = try fixture.request(
+            "insert",
+            [
+                "entity": "Session",
+                "values": ["guid": "late-1", "title": "Nightcap", "start": "2030-01-01T23:00:00Z"],
+            ])
+        #expect(try page(total + 3, 5) == (0, total + 1))
+        #expect(engine.totalsCounted.withLock { $0 } == 1)
+        #expect(try page(total, 5) == (1, total + 1))
+    }
+
     @Test func savesThroughTheDaemonAreSeen() throws {
         let fixture = try CoreFixture()
         defer { fixture.remove() }

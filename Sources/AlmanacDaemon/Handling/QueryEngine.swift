@@ -31,6 +31,8 @@ public final class QueryEngine: Sendable {
     let wireObjects = WireObjectCache()
     /// Earlier replies to reading requests, while the stores are unchanged.
     let replies = ReplyCache()
+    /// How many fetch totals were counted with a second query (for tests).
+    let totalsCounted = LockedValue(0)
 
     private var coordinator: PersistentStoreCoordinator { library.coordinator }
     private var coding: ObjectCoding { ObjectCoding(coordinator: coordinator) }
@@ -371,8 +373,9 @@ public final class QueryEngine: Sendable {
     /// The objects `request` fetches and their total; refused with `too_large` past ``maximumReplyObjects`` unless
     /// the caller checked the size already (`checkingSize` false).
     ///
-    /// A total counted for a page is kept under `total`'s key: the other pages of the same request (a client
-    /// paging through a list, or many at different offsets) then count nothing while the stores are unchanged.
+    /// A page shorter than its limit needs no count: the list ends there. A total counted (or found so) for a page
+    /// is kept under `total`'s key: the other pages of the same request (a client paging through a list, or many at
+    /// different offsets) then count nothing while the stores are unchanged.
     private func fetchResponse(
         _ request: FetchRequest, properties: [String]?, checkingSize: Bool = true,
         total kept: (key: ReplyCache.Key, token: ContentToken)? = nil
@@ -422,13 +425,22 @@ public final class QueryEngine: Sendable {
         }
         if let counted { return WireResponse.Fetch(objects: objects, total: counted) }
         let (limit, offset) = (request.fetchLimit, request.fetchOffset)
-        if limit == 0 && offset == 0 { return WireResponse.Fetch(objects: objects, total: objects.count) }
+        // A page that ends before its limit ends the list: the total is what came before it and what it holds
+        // (unless it is empty past the start, when the list may end anywhere before the offset).
+        if limit == 0 || objects.count < limit, !objects.isEmpty || offset == 0 {
+            let total = offset + objects.count
+            if let kept, offset > 0 || limit > 0 {
+                replies.keep(.count(WireResponse.Count(count: total)), for: kept.key, token: kept.token)
+            }
+            return WireResponse.Fetch(objects: objects, total: total)
+        }
         if let kept, case .count(let counted)? = replies.reply(for: kept.key, token: kept.token) {
             return WireResponse.Fetch(objects: objects, total: counted.count)
         }
         request.fetchLimit = 0
         request.fetchOffset = 0
         let total = try context.count(for: request)
+        totalsCounted.withLock { $0 += 1 }
         request.fetchLimit = limit
         request.fetchOffset = offset
         if let kept { replies.keep(.count(WireResponse.Count(count: total)), for: kept.key, token: kept.token) }
