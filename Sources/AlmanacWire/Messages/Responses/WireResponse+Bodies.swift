@@ -295,9 +295,15 @@ extension WireResponse {
                 return
             }
             output.writeJSONText(",\"objects\":[")
-            for (position, object) in objects.enumerated() {
+            for position in objects.indices {
                 if position > 0 { output.writeJSONByte(UInt8(ascii: ",")) }
-                object.encode(into: &output)
+                // A kept encoding is read alone: copying the object to encode it retained and released its strings,
+                // values and bytes, which cost as much as copying the bytes.
+                if let kept = objects[position].keptEncoding {
+                    output.writeJSONBytes(kept)
+                } else {
+                    objects[position].encode(into: &output)
+                }
             }
             output.writeJSONText("],\"total\":")
             JSONValue.int(total).encode(into: &output)
