@@ -222,6 +222,48 @@ struct CoordinatorTests {
         #expect(coordinator.persistentStores.map(\.identifier) == ["UUID-Y", "UUID-A", "UUID-B"])
     }
 
+    /// The content token over atomic stores changes with each save to one of them and with each change of the
+    /// attached stores, and with nothing else: not with another coordinator's atomic store (it is kept until some
+    /// atomic store of the process changes, then made again from the stores' versions).
+    @Test func theContentTokenFollowsTheAtomicStoresItServes() throws {
+        let fixture = Fixture(.binary)
+        let coordinator = fixture.coordinator
+        let first = try fixture.addStore("a")
+        let second = try fixture.addStore("b")
+        let start = try #require(try coordinator.contentToken())
+        #expect(try coordinator.contentToken() == start)
+        #expect(try coordinator.contentTokenWithoutWaiting() == start)
+
+        // Another coordinator's atomic store saves (and loads): this one's token stays.
+        let other = Fixture(.binary)
+        try other.addStore("elsewhere")
+        let elsewhere = other.context()
+        elsewhere.makeSession("x")
+        try elsewhere.save()
+        #expect(try coordinator.contentToken() == start)
+
+        // A save to either store changes it.
+        let context = fixture.context()
+        let session = context.makeSession("a1")
+        try context.assign(session, to: second)
+        try context.save()
+        let saved = try #require(try coordinator.contentToken())
+        #expect(saved != start)
+        #expect(try coordinator.contentToken() == saved)
+        session.setValue("Moved", forKey: "title")
+        try context.save()
+        #expect(try coordinator.contentToken() != saved)
+        let edited = try coordinator.contentToken()
+
+        // So does a change of the stores: removed, added again (a new store object on the same file).
+        try coordinator.remove(first)
+        let removed = try coordinator.contentToken()
+        #expect(removed != edited)
+        try fixture.addStore("a")
+        #expect(try coordinator.contentToken() != removed)
+        #expect(try coordinator.contentToken() != edited)
+    }
+
     @Test func migrationCopiesEveryObjectToANewStore() throws {
         let fixture = Fixture()
         let old = try fixture.addStore("old")

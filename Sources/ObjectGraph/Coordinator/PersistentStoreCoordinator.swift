@@ -22,8 +22,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
             mergedOrders.removeAll()
             counts.removeAll()
             positionsByIdentifier = nil
+            storesGeneration = StoreInstanceNumbers.next()
+            tokenSources = nil
         }
     }
+    /// A number no other list of stores in the process had, new whenever `stores` changes: the part of
+    /// ``contentToken()`` that says which stores are attached.
+    private var storesGeneration = StoreInstanceNumbers.next()
+    /// What ``contentToken()`` reads, made when first needed after `stores` changed: the atomic stores, the sum of
+    /// their versions with the value of `AtomicStore.contentChanges` it was made at, and the other stores, whose
+    /// tokens are read one by one.
+    private var tokenSources: (atomic: [AtomicStore], changes: UInt64, versions: UInt64, others: [PersistentStore])?
     /// Each attached store's position by identifier (the first of stores sharing one), made when first needed and
     /// kept up to date as stores are attached; made again when an attached store's identifier changed since
     /// (`PersistentStore.attachedIdentifierChanges`). Attaching each of 10,000 stores compared its identifier with
@@ -104,6 +113,34 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
 
     /// The attached stores, in the order they were added.
     public var persistentStores: [PersistentStore] { withState { stores } }
+
+    /// What ``contentToken()`` combines: the list's generation, the sum of the atomic stores' versions, and the
+    /// stores whose tokens are read one by one.
+    ///
+    /// An atomic store's version only grows, so with the same stores the sum changes exactly when one of them
+    /// changed; it is summed again only when some atomic store of the process changed since
+    /// (`AtomicStore.contentChanges`, moved after the version, read before it).
+    func contentTokenSources() -> (generation: UInt64, versions: UInt64, others: [PersistentStore]) {
+        withState {
+            let changes = AtomicStore.contentChanges.load(ordering: .acquiring)
+            if var sources = tokenSources {
+                if sources.changes != changes {
+                    sources.versions = sources.atomic.reduce(0) { $0 &+ $1.contentVersion }
+                    sources.changes = changes
+                    tokenSources = sources
+                }
+                return (storesGeneration, sources.versions, sources.others)
+            }
+            var atomic: [AtomicStore] = []
+            var others: [PersistentStore] = []
+            for store in stores {
+                if let store = store as? AtomicStore { atomic.append(store) } else { others.append(store) }
+            }
+            let versions = atomic.reduce(0) { $0 &+ $1.contentVersion }
+            tokenSources = (atomic, changes, versions, others)
+            return (storesGeneration, versions, others)
+        }
+    }
 
     /// Adds a store: creates it, reads its metadata, checks the model, loads it.
     ///

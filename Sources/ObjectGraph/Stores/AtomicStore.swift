@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The family of stores that load the whole graph at once and write it as one unit (Core Data's
 /// `NSAtomicStore`): the in-memory, XML and binary stores and custom file formats.
@@ -33,8 +34,12 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     /// Reads change nothing but the cached sort orders, which are guarded.
     open override class var allowsConcurrentReads: Bool { true }
 
-    /// The records change only by a load or a save, which change `contentVersion`.
-    open override func contentToken() throws -> UInt64? { contentVersion }
+    /// The records change only by a load or a save, which change `contentVersion` (and ``contentChanges``:
+    /// coordinators read that rather than each atomic store's token, hence not overridable).
+    public final override func contentToken() throws -> UInt64? { contentVersion }
+
+    /// Moves whenever the records of any atomic store of the process change, after its `contentVersion`.
+    package static let contentChanges = Atomic<UInt64>(0)
     /// The next unused reference key (Core Data's XML `nextObjectID`).
     public var nextReferenceKey: Int64 = 1
     /// The store's persistent history, when it tracks one (see ``PersistentStore/isTrackingPersistentHistory``):
@@ -47,6 +52,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     public func addCacheNodes(_ records: [StoreRecord]) {
         orders.withLock { $0.byKey.removeAll() }
         contentVersion += 1
+        AtomicStore.contentChanges.add(1, ordering: .releasing)
         for record in records {
             let id = record.objectID
             if tables[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
@@ -253,6 +259,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
             tables = staged
             orders.withLock { $0.byKey.removeAll() }
             contentVersion += 1
+            AtomicStore.contentChanges.add(1, ordering: .releasing)
             recordCount = stagedCount
             metadata = newMetadata
         }
