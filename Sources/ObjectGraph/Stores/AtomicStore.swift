@@ -34,7 +34,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     /// Reads change nothing but the cached sort orders, which are guarded.
     open override class var allowsConcurrentReads: Bool { true }
 
-    /// The records change only by a load or a save, which change `contentVersion` (and ``contentChanges``:
+    /// The records change only by a load or a save, which change `contentVersion` (and `contentChanges`:
     /// coordinators read that rather than each atomic store's token, hence not overridable).
     public final override func contentToken() throws -> UInt64? { contentVersion }
 
