@@ -32,7 +32,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// What ``contentToken()`` reads, made when first needed after `stores` changed: the atomic stores, the sum of
     /// their versions with the value of `AtomicStore.contentChanges` it was made at, and the other stores, whose
     /// tokens are read one by one.
-    private var tokenSources: (atomic: [AtomicStore], changes: UInt64, versions: UInt64, others: [PersistentStore])?
+    private var tokenSources: (atomic: [AtomicStore], changes: UInt64?, versions: UInt64, others: [PersistentStore])?
     /// Each attached store's position by identifier (the first of stores sharing one), made when first needed and
     /// kept up to date as stores are attached; made again when an attached store's identifier changed since
     /// (`PersistentStore.attachedIdentifierChanges`). Attaching each of 10,000 stores compared its identifier with
@@ -123,22 +123,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     func contentTokenSources() -> (generation: UInt64, versions: UInt64, others: [PersistentStore]) {
         withState {
             let changes = AtomicStore.contentChanges.load(ordering: .acquiring)
-            if var sources = tokenSources {
-                if sources.changes != changes {
-                    sources.versions = sources.atomic.reduce(0) { $0 &+ $1.contentVersion }
-                    sources.changes = changes
-                    tokenSources = sources
+            if tokenSources == nil {
+                var atomic: [AtomicStore] = []
+                var others: [PersistentStore] = []
+                for store in stores {
+                    if let store = store as? AtomicStore { atomic.append(store) } else { others.append(store) }
                 }
-                return (storesGeneration, sources.versions, sources.others)
+                tokenSources = (atomic, nil, 0, others)
             }
-            var atomic: [AtomicStore] = []
-            var others: [PersistentStore] = []
-            for store in stores {
-                if let store = store as? AtomicStore { atomic.append(store) } else { others.append(store) }
+            var sources = tokenSources!
+            if sources.changes != changes {
+                sources.versions = sources.atomic.reduce(0) { $0 &+ $1.contentVersion }
+                sources.changes = changes
+                tokenSources = sources
             }
-            let versions = atomic.reduce(0) { $0 &+ $1.contentVersion }
-            tokenSources = (atomic, changes, versions, others)
-            return (storesGeneration, versions, others)
+            return (storesGeneration, sources.versions, sources.others)
         }
     }
 

@@ -22,7 +22,7 @@ extension SQLiteStore {
             if stampPaths?.url != url { stampPaths = FileStamp.Paths(url: url) }
             stamp = FileStamp(paths: stampPaths!)
         } else {
-            stamp = FileStamp(url: nil)
+            stamp = FileStamp.inMemory
         }
         if let stamp, stamp.isSettled, let cached = cachedDataVersion, cached.stamp == stamp {
             return cached.version
@@ -55,21 +55,16 @@ struct FileStamp: Equatable {
     /// write then leaves a later modification time.
     private(set) var isSettled: Bool
 
-    /// The stamp of the store at `url` now; a constant for an in-memory store (`url` nil: no other connection
-    /// can write it), nil when the database file cannot be examined (the pragma is then read every time).
-    init?(url: URL?) {
-        guard let url else {
-            self.init(database: Part(device: 0, inode: 0, size: 0, modified: 0, changed: 0), wal: nil, isSettled: true)
-            return
-        }
-        self.init(paths: Paths(url: url))
-    }
+    /// The stamp of an in-memory store (no URL): a constant, since no other connection can write it.
+    static let inMemory = FileStamp(
+        database: Part(device: 0, inode: 0, size: 0, modified: 0, changed: 0), wal: nil, isSettled: true)
 
     private init(database: Part, wal: Part?, isSettled: Bool) {
         (self.database, self.wal, self.isSettled) = (database, wal, isSettled)
     }
 
-    /// The stamp of the files at `paths` now; nil when the database file cannot be examined.
+    /// The stamp of the files at `paths` now; nil when the database file cannot be examined (the pragma is then
+    /// read every time).
     init?(paths: Paths) {
         guard let database = Part(path: paths.database) else { return nil }
         self.database = database
