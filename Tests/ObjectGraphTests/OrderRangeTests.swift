@@ -211,4 +211,173 @@ struct OrderRangeTests {
                 matching: endOnly, keys: order.keys, prepared: order.prepared, width: 1,
                 count: order.views.count, columns: order.columns) == 0..<2000)
     }
+
+    // MARK: Strings
+
+    /// Pieces of titles: plain letters, a precomposed and a decomposed accent, a combining mark alone, a letter that
+    /// composes with the next scalar but not with this one, CJK, an emoji with a modifier, the last scalar and the
+    /// one before the surrogates.
+    static let pieces = [
+        "a", "b", "ab", "Session ", "1", "2", "é", "e\u{301}", "\u{301}", "q\u{300}", "会", "👍🏽", "\u{10FFFF}",
+        "\u{D7FF}", "Z", " ",
+    ]
+
+    /// `count` talks with titles made of 0 to 4 pieces (some missing), in in-memory and binary stores; the titles
+    /// in canonical composition (NFC) when `composed`.
+    func talks(stores storeCount: Int, count: Int, seed: UInt64, composed: Bool = true) throws
+        -> (PersistentStoreCoordinator, TemporaryFolder)
+    {
+        _ = StoreKind.all
+        let folder = TemporaryFolder()
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Talk",
+                properties: [
+                    AttributeDescription(name: "name", type: .string, isOptional: false),
+                    AttributeDescription(name: "title", type: .string),
+                ])
+        ])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        var stores: [PersistentStore] = []
+        for index in 0..<storeCount {
+            stores.append(
+                index % 2 == 0
+                    ? try coordinator.addPersistentStore(type: .inMemory)
+                    : try coordinator.addPersistentStore(type: .binary, at: folder.file("t\(index).bin")))
+        }
+        var random = SeededGenerator(seed: seed)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for index in 0..<count {
+            let talk = context.insertNewObject(forEntityName: "Talk")
+            talk.setValue(String(format: "t%05d", index), forKey: "name")
+            if random.next() % 12 != 0 {
+                let title = (0..<Int(random.next() % 5)).map { _ in
+                    Self.pieces[Int(random.next() % UInt64(Self.pieces.count))]
+                }.joined()
+                talk.setValue(composed ? title.precomposedStringWithCanonicalMapping : title, forKey: "title")
+            }
+            try context.assign(talk, to: stores[Int(random.next() % UInt64(stores.count))])
+        }
+        try context.save()
+        return (coordinator, folder)
+    }
+
+    /// Prefixes and string bounds walk a range of the order by title: fetches sorted by title and counts find what
+    /// testing every talk finds, for prefixes cut anywhere (inside a character too) and strings with combining
+    /// marks that compose with nothing, emoji and the largest scalars.
+    @Test(arguments: [1, 3])
+    func prefixesAndStringBoundsFindWhatTestingEveryObjectFinds(stores: Int) throws {
+        let (coordinator, folder) = try talks(stores: stores, count: 900, seed: UInt64(stores) * 13)
+        defer { withExtendedLifetime(folder) {} }
+        let all = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Talk"))
+        let titles = all.compactMap { $0.value(forKey: "title") as? String }
+        var random = SeededGenerator(seed: 17)
+        var prefixes = ["", "a", "Session 1", "e", "é", "e\u{301}", "q", "q\u{300}", "\u{10FFFF}", "\u{D7FF}", "👍"]
+        for _ in 0..<40 {
+            let title = titles[Int(random.next() % UInt64(titles.count))]
+            // Cut by characters and by scalars (a cut inside a character matches no title by BEGINSWITH).
+            prefixes.append(String(title.prefix(Int(random.next() % UInt64(title.count + 1)))))
+            let scalars = Array(title.unicodeScalars)
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars.prefix(Int(random.next() % UInt64(scalars.count + 1))))
+            prefixes.append(String(view))
+        }
+        for prefix in prefixes {
+            for format in ["title BEGINSWITH %@", "title BEGINSWITH %@ AND title < %@", "title >= %@ AND title <= %@"] {
+                let predicate =
+                    format.hasSuffix("AND title < %@") || format.hasPrefix("title >=")
+                    ? try ObjectPredicate(format: format, prefix, prefix + "b")
+                    : try ObjectPredicate(format: format, prefix)
+                let want = try all.filter { try predicate.evaluate(with: $0) }.sorted { a, b in
+                    let (x, y) = (a.value(forKey: "title") as! String, b.value(forKey: "title") as! String)
+                    return x != y ? x < y : (a.value(forKey: "name") as! String) < (b.value(forKey: "name") as! String)
+                }.map { $0.value(forKey: "name") as! String }
+                let request = FetchRequest(entityName: "Talk")
+                request.predicate = predicate
+                request.sortKeys = [SortKey("title"), SortKey("name")]
+                let context = ManagedObjectContext(coordinator: coordinator)
+                let got = try context.fetch(request).map { $0.value(forKey: "name") as! String }
+                #expect(got == want, "\(format) with \(prefix.unicodeScalars.map(\.value)), \(stores) stores")
+                let counting = FetchRequest(entityName: "Talk")
+                counting.predicate = predicate
+                #expect(try context.count(for: counting) == want.count, "count of \(format) with \(prefix)")
+            }
+        }
+    }
+
+    /// Titles not all in canonical composition (a decomposed "é"), whose Swift order is no strict weak order: the
+    /// whole order is walked, and counts still find what testing every talk finds.
+    @Test func decomposedTitlesWalkTheWholeOrder() throws {
+        let (coordinator, folder) = try talks(stores: 2, count: 500, seed: 11, composed: false)
+        defer { withExtendedLifetime(folder) {} }
+        let all = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Talk"))
+        #expect(all.contains { ($0.value(forKey: "title") as? String)?.unicodeScalars.contains("\u{301}") == true })
+        for prefix in ["é", "e\u{301}", "e", "a", "Session ", "q\u{300}", ""] {
+            let predicate = try ObjectPredicate(format: "title BEGINSWITH %@", prefix)
+            let want = try all.filter { try predicate.evaluate(with: $0) }.count
+            let request = FetchRequest(entityName: "Talk")
+            request.predicate = predicate
+            #expect(try ManagedObjectContext(coordinator: coordinator).count(for: request) == want, "\(prefix)")
+        }
+        let store = try #require(coordinator.persistentStores.first as? any SortedOrderStore)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Talk"])
+        let order = try store.sortedOrder(
+            StoreFetchRequest(
+                entity: entity, entityNames: ["Talk"], predicate: nil, sortKeys: [SortKey("title")], limit: 0),
+            key: SortedOrder.Key(entityNames: ["Talk"], sortKeys: [SortKey("title")]))
+        let predicate = try ObjectPredicate(format: "title BEGINSWITH 'a'")
+        #expect(
+            OrderRange.positions(
+                matching: predicate, keys: order.keys, prepared: order.prepared, width: 1,
+                count: order.views.count, columns: order.columns) == 0..<order.views.count)
+    }
+
+    /// A prefix walks only the titles that can begin with it, not the whole order.
+    @Test func aPrefixWalksOnlyItsPartOfTheOrder() throws {
+        let (coordinator, folder) = try talks(stores: 1, count: 600, seed: 3)
+        defer { withExtendedLifetime(folder) {} }
+        let store = try #require(coordinator.persistentStores.first as? any SortedOrderStore)
+        let entity = try #require(coordinator.managedObjectModel.entitiesByName["Talk"])
+        let request = StoreFetchRequest(
+            entity: entity, entityNames: ["Talk"], predicate: nil, sortKeys: [SortKey("title")], limit: 0)
+        let order = try store.sortedOrder(
+            request, key: SortedOrder.Key(entityNames: ["Talk"], sortKeys: [SortKey("title")]))
+        let titles = order.views.map { $0.record["title"] as? String }
+        for prefix in ["Session ", "a", "é"] {
+            let predicate = try ObjectPredicate(format: "title BEGINSWITH %@", prefix)
+            let range = OrderRange.positions(
+                matching: predicate, keys: order.keys, prepared: order.prepared, width: 1,
+                count: order.views.count, columns: order.columns)
+            let matches = titles.indices.filter { titles[$0]?.hasPrefix(prefix) == true }
+            #expect(!matches.isEmpty)
+            #expect(range.contains(matches.first!) && range.contains(matches.last!), "\(prefix)")
+            if prefix != "é" {
+                // Exactly the matches: nothing else sorts between these prefixes and their ends.
+                #expect(range == matches.first!..<(matches.last! + 1), "\(prefix)")
+            } else {
+                // "é" with an acute after it sorts in the range yet is another character: walked, not matched.
+                #expect(range.count < order.views.count / 4)
+            }
+        }
+        // Without a bound on the sort key (CONTAINS), the whole order.
+        let contains = try ObjectPredicate(format: "title CONTAINS 'a'")
+        #expect(
+            OrderRange.positions(
+                matching: contains, keys: order.keys, prepared: order.prepared, width: 1,
+                count: order.views.count, columns: order.columns) == 0..<order.views.count)
+    }
+
+    /// The end of a prefix's range: the last scalar moved up, past the surrogates, carried past the largest scalar,
+    /// none for the empty prefix or when the moved scalar would compose.
+    @Test func theEndOfAPrefix() {
+        #expect(OrderRange.prefixEnd("abc") == "abd")
+        #expect(OrderRange.prefixEnd("") == nil)
+        #expect(OrderRange.prefixEnd("a\u{10FFFF}") == "b")
+        #expect(OrderRange.prefixEnd("\u{10FFFF}") == nil)
+        #expect(OrderRange.prefixEnd("\u{D7FF}") == "\u{E000}")
+        #expect(OrderRange.prefixEnd("e\u{301}")?.unicodeScalars.map(\.value) == [0xEA])  // é composed, then ê
+        // "a" + U+0305 (overline) composes with nothing, but moved up to U+0306 (breve) it composes to "ă": no end.
+        #expect(OrderRange.prefixEnd("a\u{305}") == nil)
+        #expect(OrderRange.prefixEnd("q\u{300}") == "q\u{301}")
+    }
 }

@@ -5,8 +5,12 @@ import Foundation
 /// and stops after the last.
 ///
 /// Bounds come from the predicate's top-level conjunction, when the first sort key is an ascending plain attribute
-/// whose values are all dates or all numbers:
+/// whose values are all dates, all numbers or all strings in canonical composition (NFC; Swift orders those by
+/// their scalars, as a predicate without options compares them, while its order of other strings is not a strict
+/// weak order that a binary search could rely on):
 /// - comparisons of that key with constants (`start >= $FROM AND start < $TO`) bound it directly;
+/// - a prefix (`title BEGINSWITH 'Open'`) bounds a string key from the prefix up to the first string past every
+///   string that begins with it;
 /// - a lower bound on another attribute of the same kind (`end > $NOW`) bounds the sort key too, through the
 ///   largest difference between the two over the order's records (their longest span, measured once per order):
 ///   `end > c` and `end - start <= span` give `start > c - span`. So `start <= $NOW AND end > $NOW`, the sessions
@@ -52,6 +56,12 @@ enum OrderRange {
             if other == key {
                 comparesKey = true
                 switch op {
+                case .beginsWith:
+                    guard case .string(let prefix) = constant else { break }
+                    lower = tighter(lower, (constant, true), .orderedDescending)
+                    if let past = prefixEnd(prefix) {
+                        upper = tighter(upper, (.string(past), false), .orderedAscending)
+                    }
                 case .lessThan, .lessThanOrEqualTo:
                     upper = tighter(upper, (constant, op == .lessThanOrEqualTo), .orderedAscending)
                 case .greaterThan, .greaterThanOrEqualTo:
@@ -103,28 +113,58 @@ enum OrderRange {
         return start..<max(start, end)
     }
 
-    /// The plain attributes the predicate's top-level conjunction compares with a date or a number (`<`, `<=`,
-    /// `>`, `>=`, `==`): the sort keys of the orders a count can walk a range of.
+    /// The plain attributes the predicate's top-level conjunction compares with a date, a number or a string (`<`,
+    /// `<=`, `>`, `>=`, `==`, and `BEGINSWITH` a string): the sort keys of the orders a count can walk a range of.
     static func boundedKeys(of predicate: ObjectPredicate) -> [String] {
         var conjuncts: [ObjectPredicate.Node] = []
         collect(predicate.node, into: &conjuncts)
         var keys: [String] = []
         for conjunct in conjuncts {
-            guard let (key, op, _) = comparison(conjunct), !keys.contains(key) else { continue }
+            guard let (key, op, constant) = comparison(conjunct), !keys.contains(key) else { continue }
             switch op {
             case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .equalTo: keys.append(key)
+            case .beginsWith: if case .string = constant { keys.append(key) }
             default: break
             }
         }
         return keys
     }
 
-    /// The kind of every present value of the first sort key (nil when they differ or none is a date or number).
+    /// The least string greater than every string that begins with `prefix` (as Swift orders strings: by their
+    /// scalars in canonical composition), or nil when there is none to give: for the empty prefix, or when the
+    /// string with the last scalar moved up would compose into other scalars (then only the lower bound is used).
+    /// A string that begins with the prefix (character by character, as `BEGINSWITH` tests) has the prefix's
+    /// composed scalars as its first scalars, so it orders before the prefix with its last scalar moved up.
+    static func prefixEnd(_ prefix: String) -> String? {
+        var scalars = Array(prefix.precomposedStringWithCanonicalMapping.unicodeScalars)
+        while let last = scalars.popLast() {
+            // The next scalar, past the surrogates; the largest scalar has none and carries to the one before.
+            let value = last.value == 0xD7FF ? 0xE000 : last.value + 1
+            guard let next = Unicode.Scalar(value) else { continue }
+            scalars.append(next)
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars)
+            let end = String(view)
+            return Array(end.precomposedStringWithCanonicalMapping.unicodeScalars) == scalars ? end : nil
+        }
+        return nil
+    }
+
+    /// Whether a string is in canonical composition (NFC), the form whose Swift order is its scalars' order: at
+    /// once for ASCII, else by composing it.
+    static func isComposed(_ string: String) -> Bool {
+        string.utf8.allSatisfy { $0 < 0x80 }
+            || string.unicodeScalars.elementsEqual(string.precomposedStringWithCanonicalMapping.unicodeScalars)
+    }
+
+    /// The kind of every present value of the first sort key (nil when they differ, none is a date, number or
+    /// string, or a string is not composed).
     private static func uniformKind(_ prepared: [SortValue], width: Int, count: Int) -> RangeKind? {
         var kind: RangeKind?
         for index in 0..<count {
             let value = prepared[index * width]
             if case .null = value { continue }
+            if case .string(let string) = value, !isComposed(string) { return nil }
             guard let found = value.rangeKind, kind == nil || kind == found else { return nil }
             kind = found
         }
@@ -156,7 +196,8 @@ enum OrderRange {
         }
     }
 
-    /// A plain attribute compared directly, without options, with an expression that folds to a date or a number.
+    /// A plain attribute compared directly, without options, with an expression that folds to a date, a number or a
+    /// string.
     private static func comparison(_ node: ObjectPredicate.Node) -> (String, ComparisonOperator, SortValue)? {
         guard case .comparison(.keyPath(let key), let op, let right, .direct, let options) = node, options.isEmpty,
             PredicateCompiler.isPlainKey(key)
@@ -165,6 +206,7 @@ enum OrderRange {
         guard case .constant(let constant)? = try? compiler.compile(right, depth: 1), let constant else { return nil }
         let value = SortValue(constant, .compare)
         guard value.rangeKind != nil else { return nil }
+        if case .string(let string) = value, !isComposed(string) { return nil }
         return (key, op, value)
     }
 
@@ -194,19 +236,22 @@ enum OrderRange {
     }
 }
 
-/// The kinds of values a range over a sorted order handles: ordered totally, with a difference.
+/// The kinds of values a range over a sorted order handles: ordered totally; dates and numbers have a difference
+/// (spans are measured between them).
 enum RangeKind {
     case date
     case number
+    case string
 }
 
 extension SortValue {
-    /// The value's kind for ``OrderRange``; nil for strings, data and missing values, and for NaN (which orders
-    /// with nothing).
+    /// The value's kind for ``OrderRange``; nil for data and missing values, strings prepared for another
+    /// comparison, and NaN (which orders with nothing).
     var rangeKind: RangeKind? {
         switch self {
         case .date: return .date
         case .number: return spanNumber == nil ? nil : .number
+        case .string: return .string
         default: return nil
         }
     }
