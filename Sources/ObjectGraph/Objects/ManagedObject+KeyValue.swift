@@ -103,8 +103,9 @@ extension ManagedObject {
     func appendChangedSlots(to list: inout [Int]) {
         guard let snapshot else { return }
         let start = list.count
+        let current = slots
         forEachCandidateSlot { index in
-            if !Self.slotValuesEqual(slots[index], snapshot[index]) { list.append(index) }
+            if !Self.slotValuesEqual(current[index], snapshot[index]) { list.append(index) }
             return true
         }
         assert(
