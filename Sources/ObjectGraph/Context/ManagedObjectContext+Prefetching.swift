@@ -31,10 +31,15 @@ extension ManagedObjectContext {
     private func prefetchHop(_ key: String, of sources: [ManagedObject], keyPath: String) throws -> [ManagedObject] {
         var destinationIDs: [ManagedObjectID] = []
         var seen: Set<ManagedObjectID> = []
+        // The relationship's slot and kind, found once per entity (sub-entities have their own layouts).
         var checkedEntity: EntityDescription?
+        var slot = 0
+        var isToMany = false
         for object in sources {
             if object.entity !== checkedEntity {
-                guard object.entity.relationshipsByName[key] != nil else {
+                guard let relationship = object.entity.relationshipsByName[key],
+                    let index = object.slotLayout.slot(forKey: key)
+                else {
                     throw StoreError(
                         code: .invalidFetchRequest,
                         message: "Cannot prefetch '\(keyPath)': '\(key)' is no relationship of entity "
@@ -42,8 +47,10 @@ extension ManagedObjectContext {
                         context: ErrorContext(entityName: object.entity.name, key: key))
                 }
                 checkedEntity = object.entity
+                slot = index
+                isToMany = relationship.isToMany
             }
-            for id in storedDestinationIDs(of: object, key: key) where seen.insert(id).inserted {
+            for id in storedDestinationIDs(of: object, slot: slot, isToMany: isToMany) where seen.insert(id).inserted {
                 destinationIDs.append(id)
             }
         }
@@ -72,10 +79,11 @@ extension ManagedObjectContext {
         return destinationIDs.map { object(with: $0) }
     }
 
-    /// The IDs a relationship of an object holds, read from its values or from the values its fault keeps (without
-    /// firing it); none for a fault without values.
-    private func storedDestinationIDs(of object: ManagedObject, key: String) -> [ManagedObjectID] {
-        let value: Any?
+    /// The IDs a relationship of an object holds (the one at `slot`), read from its values or from the values its
+    /// fault keeps (without firing it); none for a fault without values. The value is cast only to what the
+    /// relationship's kind holds: a record keeps a to-one as an ID and a to-many as an array of IDs, an object a
+    /// to-one as an object and a to-many as its storage (whose IDs are read without making objects of them).
+    private func storedDestinationIDs(of object: ManagedObject, slot: Int, isToMany: Bool) -> [ManagedObjectID] {
         switch object.storage {
         case .fault:
             guard let kept = object.faultValues else { return [] }
@@ -83,24 +91,21 @@ extension ManagedObjectContext {
             // hashing the key.
             let record = kept.record
             let layout = object.slotLayout
+            let value: Any?
             if let row = record.row(laidOutBy: layout.recordKeys) {
-                let position = layout.recordPositions[object.slot(for: key)]
+                let position = layout.recordPositions[slot]
                 if position < 0 { value = nil } else { value = row[position] }
             } else {
-                value = record[key]
+                value = record[layout.properties[slot].name]
             }
+            if isToMany { return value as? [ManagedObjectID] ?? [] }
+            return (value as? ManagedObjectID).map { [$0] } ?? []
         case .loaded:
-            value = object.primitiveValue(forKey: key)
+            let value = object.slots[slot]
+            if isToMany { return (value as? ToManyStorage)?.objectIDs ?? [] }
+            return (value as? ManagedObject).map { [$0.objectID] } ?? []
         case .invalid:
             return []
-        }
-        switch value {
-        case let id as ManagedObjectID: return [id]
-        case let ids as [ManagedObjectID]: return ids
-        case let related as ManagedObject: return [related.objectID]
-        case let related as [ManagedObject]: return related.map(\.objectID)
-        case let related as Set<ManagedObject>: return related.map(\.objectID)
-        default: return []
         }
     }
 }
