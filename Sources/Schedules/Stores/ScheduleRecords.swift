@@ -10,14 +10,38 @@ struct ScheduleRecords {
         var records: [StoreRecord] = []
         var nextKey: Int64 = 1
         let store: AtomicStore
+        /// Each entity's record keys, the layout its objects read records by position in (a record per session laid
+        /// out so is made without a dictionary, and filled into an object without hashing its keys).
+        private var keys: [String: RecordKeys] = [:]
 
         init(store: AtomicStore) { self.store = store }
 
-        func add(_ entity: String, _ values: [String: (any Sendable)?]) -> Int {
+        /// Adds a record of `entity` with `values` (nil ones are absent); returns its position.
+        func add(_ entity: String, _ values: KeyValuePairs<String, (any Sendable)?>) -> Int {
             let id = store.objectID(forEntityName: entity, referenceKey: nextKey)
             nextKey += 1
-            records.append(StoreRecord(objectID: id, values: values.compactMapValues { $0 }))
+            records.append(record(of: entity, id: id, values))
             return records.count - 1
+        }
+
+        private func record(of entity: String, id: ManagedObjectID, _ values: KeyValuePairs<String, (any Sendable)?>)
+            -> StoreRecord
+        {
+            if let layout = keys[entity] ?? store.model.entitiesByName[entity]?.recordKeys {
+                keys[entity] = layout
+                var row = [(any Sendable)?](repeating: nil, count: layout.names.count)
+                if values.allSatisfy({ key, value in
+                    guard let position = layout.position(of: key) else { return value == nil }
+                    row[position] = value
+                    return true
+                }) {
+                    return StoreRecord(objectID: id, version: 1, keys: layout, row: row)
+                }
+            }
+            // A key the model's entity does not have: kept by name, as before.
+            var dictionary: [String: any Sendable] = [:]
+            for (key, value) in values { if let value { dictionary[key] = value } }
+            return StoreRecord(objectID: id, values: dictionary)
         }
 
         /// The to-many sides of relationships, gathered here and put into the records once at the end: appending
@@ -50,15 +74,22 @@ struct ScheduleRecords {
     func records() -> [StoreRecord] {
         let builder = Builder(store: store)
         let info = document.conference
-        let conference = builder.add("Conference", [
-            "acronym": info.name, "title": info.title ?? info.calendarName, "subtitle": info.subtitle, "url": info.url,
-            "timeZone": info.timeZone, "timeZoneSource": info.timeZoneSource.rawValue, "start": info.start,
-            "end": info.end, "version": info.version, "source": info.source,
-        ])
+        let conference = builder.add(
+            "Conference",
+            [
+                "acronym": info.name, "title": info.title ?? info.calendarName, "subtitle": info.subtitle,
+                "url": info.url,
+                "timeZone": info.timeZone, "timeZoneSource": info.timeZoneSource.rawValue, "start": info.start,
+                "end": info.end, "version": info.version, "source": info.source,
+            ])
         var days: [Int: Int] = [:]
         for day in document.days {
-            let index = builder.add("Day", ["index": day.index, "date": day.date, "start": day.start ?? day.midnight,
-                                            "end": day.end])
+            let index = builder.add(
+                "Day",
+                [
+                    "index": day.index, "date": day.date, "start": day.start ?? day.midnight,
+                    "end": day.end,
+                ])
             builder.link(index, "conference", to: conference, inverse: "days")
             days[day.index] = index
         }
@@ -86,14 +117,17 @@ struct ScheduleRecords {
                 case .text(let text): text
                 }
             }
-            let index = builder.add("Session", [
-                "guid": session.storedGUID, "code": session.code, "eventID": eventID,
-                "title": session.title, "subtitle": session.subtitle, "abstract": session.abstract,
-                "details": session.details, "start": session.start, "end": session.end,
-                "duration": session.duration, "language": session.language, "type": session.type, "url": session.url,
-                "status": session.status == .cancelled ? "cancelled" : "confirmed", "slug": session.slug,
-                "feedbackURL": session.feedbackURL, "doNotRecord": session.doNotRecord,
-            ])
+            let index = builder.add(
+                "Session",
+                [
+                    "guid": session.storedGUID, "code": session.code, "eventID": eventID,
+                    "title": session.title, "subtitle": session.subtitle, "abstract": session.abstract,
+                    "details": session.details, "start": session.start, "end": session.end,
+                    "duration": session.duration, "language": session.language, "type": session.type,
+                    "url": session.url,
+                    "status": session.status == .cancelled ? "cancelled" : "confirmed", "slug": session.slug,
+                    "feedbackURL": session.feedbackURL, "doNotRecord": session.doNotRecord,
+                ])
             builder.link(index, "conference", to: conference, inverse: "sessions")
             if let day = days[session.dayIndex] { builder.link(index, "day", to: day, inverse: "sessions") }
             if let name = session.roomName {
