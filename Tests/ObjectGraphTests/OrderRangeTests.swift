@@ -298,6 +298,12 @@ struct OrderRangeTests {
                 let context = ManagedObjectContext(coordinator: coordinator)
                 let got = try context.fetch(request).map { $0.value(forKey: "name") as! String }
                 #expect(got == want, "\(format) with \(prefix.unicodeScalars.map(\.value)), \(stores) stores")
+                // Orders by title folded for case, or compared as Finder does, are no ranges of the prefix.
+                for comparison in [SortKey.Comparison.caseInsensitive, .localizedStandard] {
+                    request.sortKeys = [SortKey("title", comparison: comparison), SortKey("name")]
+                    let folded = try context.fetch(request).map { $0.value(forKey: "name") as! String }
+                    #expect(folded.sorted() == want.sorted(), "\(format) with \(prefix), \(comparison)")
+                }
                 let counting = FetchRequest(entityName: "Talk")
                 counting.predicate = predicate
                 #expect(try context.count(for: counting) == want.count, "count of \(format) with \(prefix)")

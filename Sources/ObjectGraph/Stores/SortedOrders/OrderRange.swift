@@ -78,6 +78,8 @@ enum OrderRange {
         guard comparesKey,
             let kind = columns.rangeKind(of: key, make: { uniformKind(prepared, width: width, count: count) })
         else { return whole }
+        // Strings ordered by another comparison (folded for case) are in another order than the predicate's.
+        if kind == .string, first.comparison != .compare { return whole }
         // Bounds of another kind than the key's values (a number against dates) are not used.
         if let bound = lower, bound.value.rangeKind != kind { lower = nil }
         if let bound = upper, bound.value.rangeKind != kind { upper = nil }
