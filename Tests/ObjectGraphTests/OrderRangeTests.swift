@@ -25,6 +25,17 @@ struct OrderRangeTests {
 
     static let base = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
+    /// `count` stores, in-memory and binary by turns.
+    static func addStores(_ count: Int, to coordinator: PersistentStoreCoordinator, in folder: TemporaryFolder) throws
+        -> [PersistentStore]
+    {
+        try (0..<count).map { index in
+            index % 2 == 0
+                ? try coordinator.addPersistentStore(type: .inMemory)
+                : try coordinator.addPersistentStore(type: .binary, at: folder.file("s\(index).bin"))
+        }
+    }
+
     /// `count` slots in `stores` in-memory and binary stores, at random minutes of a day, with spans from a minute to
     /// five hours, a few much longer or negative, and missing starts and ends.
     func coordinator(stores storeCount: Int, count: Int, seed: UInt64) throws
@@ -33,13 +44,7 @@ struct OrderRangeTests {
         _ = StoreKind.all
         let folder = TemporaryFolder()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
-        var stores: [PersistentStore] = []
-        for index in 0..<storeCount {
-            stores.append(
-                index % 2 == 0
-                    ? try coordinator.addPersistentStore(type: .inMemory)
-                    : try coordinator.addPersistentStore(type: .binary, at: folder.file("s\(index).bin")))
-        }
+        let stores = try Self.addStores(storeCount, to: coordinator, in: folder)
         var random = SeededGenerator(seed: seed)
         let context = ManagedObjectContext(coordinator: coordinator)
         for index in 0..<count {
@@ -238,13 +243,7 @@ struct OrderRangeTests {
                 ])
         ])
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        var stores: [PersistentStore] = []
-        for index in 0..<storeCount {
-            stores.append(
-                index % 2 == 0
-                    ? try coordinator.addPersistentStore(type: .inMemory)
-                    : try coordinator.addPersistentStore(type: .binary, at: folder.file("t\(index).bin")))
-        }
+        let stores = try Self.addStores(storeCount, to: coordinator, in: folder)
         var random = SeededGenerator(seed: seed)
         let context = ManagedObjectContext(coordinator: coordinator)
         for index in 0..<count {
