@@ -384,5 +384,12 @@ struct OrderRangeTests {
         // "a" + U+0305 (overline) composes with nothing, but moved up to U+0306 (breve) it composes to "ă": no end.
         #expect(OrderRange.prefixEnd("a\u{305}") == nil)
         #expect(OrderRange.prefixEnd("q\u{300}") == "q\u{301}")
+        // Composed: ASCII, Latin with precomposed accents, CJK and emoji, a mark that composes with nothing.
+        for composed in ["Session 1", "Vortrag über Schönheit", "会议 👍🏽", "q\u{300}", ""] {
+            #expect(OrderRange.isComposed(composed), "\(composed)")
+        }
+        for decomposed in ["e\u{301}", "Scho\u{308}nheit", "\u{304B}\u{3099}", "\u{212B}"] {
+            #expect(!OrderRange.isComposed(decomposed), "\(decomposed.unicodeScalars.map(\.value))")
+        }
     }
 }

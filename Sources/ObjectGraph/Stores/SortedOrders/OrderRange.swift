@@ -153,9 +153,10 @@ enum OrderRange {
     }
 
     /// Whether a string is in canonical composition (NFC), the form whose Swift order is its scalars' order: at
-    /// once for ASCII, else by composing it.
+    /// once for ASCII and for Latin scalars below the combining marks (U+0300: none of them composes with another
+    /// or decomposes), else by composing it (about 3 µs a string, once per order).
     static func isComposed(_ string: String) -> Bool {
-        string.utf8.allSatisfy { $0 < 0x80 }
+        string.utf8.allSatisfy { $0 < 0x80 } || string.unicodeScalars.allSatisfy { $0.value < 0x300 }
             || string.unicodeScalars.elementsEqual(string.precomposedStringWithCanonicalMapping.unicodeScalars)
     }
 
@@ -247,8 +248,8 @@ enum RangeKind {
 }
 
 extension SortValue {
-    /// The value's kind for ``OrderRange``; nil for data and missing values, strings prepared for another
-    /// comparison, and NaN (which orders with nothing).
+    /// The value's kind for ``OrderRange``; nil for data and missing values, and for NaN (which orders with
+    /// nothing). Strings folded for another comparison are strings too: ``OrderRange`` checks the order's comparison.
     var rangeKind: RangeKind? {
         switch self {
         case .date: return .date
