@@ -25,15 +25,30 @@ struct OrderRangeTests {
 
     static let base = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
-    /// `count` stores, in-memory and binary by turns.
-    static func addStores(_ count: Int, to coordinator: PersistentStoreCoordinator, in folder: TemporaryFolder) throws
-        -> [PersistentStore]
-    {
-        try (0..<count).map { index in
+    /// A coordinator over `storeCount` stores, in-memory and binary by turns, holding `count` objects of `entity`
+    /// named `prefix` and a number (`fill` sets the rest from `random`), each assigned to a random store.
+    static func populated(
+        _ model: ManagedObjectModel, entity: String, prefix: String, stores storeCount: Int, count: Int, seed: UInt64,
+        fill: (ManagedObject, inout SeededGenerator) -> Void
+    ) throws -> (PersistentStoreCoordinator, TemporaryFolder) {
+        _ = StoreKind.all
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let stores = try (0..<storeCount).map { index in
             index % 2 == 0
                 ? try coordinator.addPersistentStore(type: .inMemory)
                 : try coordinator.addPersistentStore(type: .binary, at: folder.file("s\(index).bin"))
         }
+        var random = SeededGenerator(seed: seed)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for index in 0..<count {
+            let object = context.insertNewObject(forEntityName: entity)
+            object.setValue(String(format: "\(prefix)%05d", index), forKey: "name")
+            fill(object, &random)
+            try context.assign(object, to: stores[Int(random.next() % UInt64(stores.count))])
+        }
+        try context.save()
+        return (coordinator, folder)
     }
 
     /// `count` slots in `stores` in-memory and binary stores, at random minutes of a day, with spans from a minute to
@@ -41,15 +56,8 @@ struct OrderRangeTests {
     func coordinator(stores storeCount: Int, count: Int, seed: UInt64) throws
         -> (PersistentStoreCoordinator, TemporaryFolder)
     {
-        _ = StoreKind.all
-        let folder = TemporaryFolder()
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
-        let stores = try Self.addStores(storeCount, to: coordinator, in: folder)
-        var random = SeededGenerator(seed: seed)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        for index in 0..<count {
-            let slot = context.insertNewObject(forEntityName: "Slot")
-            slot.setValue(String(format: "s%05d", index), forKey: "name")
+        try Self.populated(Self.model(), entity: "Slot", prefix: "s", stores: storeCount, count: count, seed: seed) {
+            slot, random in
             let start = Self.base.addingTimeInterval(Double(random.next() % 1440) * 60)
             var span = Double(1 + random.next() % 300) * 60
             switch random.next() % 50 {
@@ -63,10 +71,7 @@ struct OrderRangeTests {
             if random.next() % 8 != 0 { slot.setValue(low, forKey: "low") }
             slot.setValue(Double(low) + Double(random.next() % 100) / 4, forKey: "high")
             slot.setValue(random.next() % 3 == 0 ? "x" : "y", forKey: "label")
-            try context.assign(slot, to: stores[Int(random.next() % UInt64(stores.count))])
         }
-        try context.save()
-        return (coordinator, folder)
     }
 
     /// The names of the matching slots, sorted here by the keys (missing values first when ascending).
@@ -232,8 +237,6 @@ struct OrderRangeTests {
     func talks(stores storeCount: Int, count: Int, seed: UInt64, composed: Bool = true) throws
         -> (PersistentStoreCoordinator, TemporaryFolder)
     {
-        _ = StoreKind.all
-        let folder = TemporaryFolder()
         let model = ManagedObjectModel(entities: [
             EntityDescription(
                 name: "Talk",
@@ -242,23 +245,14 @@ struct OrderRangeTests {
                     AttributeDescription(name: "title", type: .string),
                 ])
         ])
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let stores = try Self.addStores(storeCount, to: coordinator, in: folder)
-        var random = SeededGenerator(seed: seed)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        for index in 0..<count {
-            let talk = context.insertNewObject(forEntityName: "Talk")
-            talk.setValue(String(format: "t%05d", index), forKey: "name")
-            if random.next() % 12 != 0 {
-                let title = (0..<Int(random.next() % 5)).map { _ in
-                    Self.pieces[Int(random.next() % UInt64(Self.pieces.count))]
-                }.joined()
-                talk.setValue(composed ? title.precomposedStringWithCanonicalMapping : title, forKey: "title")
-            }
-            try context.assign(talk, to: stores[Int(random.next() % UInt64(stores.count))])
+        return try Self.populated(model, entity: "Talk", prefix: "t", stores: storeCount, count: count, seed: seed) {
+            talk, random in
+            guard random.next() % 12 != 0 else { return }
+            let title = (0..<Int(random.next() % 5)).map { _ in
+                Self.pieces[Int(random.next() % UInt64(Self.pieces.count))]
+            }.joined()
+            talk.setValue(composed ? title.precomposedStringWithCanonicalMapping : title, forKey: "title")
         }
-        try context.save()
-        return (coordinator, folder)
     }
 
     /// Prefixes and string bounds walk a range of the order by title: fetches sorted by title and counts find what

@@ -10,9 +10,6 @@ struct ScheduleRecords {
         var records: [StoreRecord] = []
         var nextKey: Int64 = 1
         let store: AtomicStore
-        /// Each entity's record keys, the layout its objects read records by position in (a record per session laid
-        /// out so is made without a dictionary, and filled into an object without hashing its keys).
-        private var keys: [String: RecordKeys] = [:]
 
         init(store: AtomicStore) { self.store = store }
 
@@ -24,11 +21,13 @@ struct ScheduleRecords {
             return records.count - 1
         }
 
+        /// A record laid out by the entity's record keys (the layout its objects read records by position in: a
+        /// record per session made without a dictionary, and filled into an object without hashing its keys).
         private func record(of entity: String, id: ManagedObjectID, _ values: KeyValuePairs<String, (any Sendable)?>)
             -> StoreRecord
         {
-            if let layout = keys[entity] ?? store.model.entitiesByName[entity]?.recordKeys {
-                keys[entity] = layout
+            // The store's model is frozen: the lookup and the entity's keys are kept, not made again.
+            if let layout = store.model.entitiesByName[entity]?.recordKeys {
                 var row = [(any Sendable)?](repeating: nil, count: layout.names.count)
                 if values.allSatisfy({ key, value in
                     guard let position = layout.position(of: key) else { return value == nil }

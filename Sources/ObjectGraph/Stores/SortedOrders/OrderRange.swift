@@ -147,7 +147,7 @@ enum OrderRange {
             var view = String.UnicodeScalarView()
             view.append(contentsOf: scalars)
             let end = String(view)
-            return Array(end.precomposedStringWithCanonicalMapping.unicodeScalars) == scalars ? end : nil
+            return isComposed(end) ? end : nil
         }
         return nil
     }
