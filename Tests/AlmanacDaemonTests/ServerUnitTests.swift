@@ -135,4 +135,91 @@ import Testing
             }
         }
     }
+
+    @Test func passesOnTheOperationsError() async throws {
+        struct Refused: Error {}
+        let keeper = DeadlineKeeper()
+        await #expect(throws: Refused.self) {
+            try await withDeadline(.seconds(5), keeper: keeper) { () async throws -> Int in throw Refused() }
+        }
+        #expect(keeper.watchCount == 0)
+    }
+
+    /// An operation that blocks its thread past the deadline before it first suspends: the deadline passes before
+    /// the keeper knows the task, which is cancelled as soon as it does.
+    @Test func cancelsAnOperationThatBlockedPastItsDeadline() async throws {
+        let start = ContinuousClock.now
+        await #expect(throws: DeadlineExceeded.self) {
+            try await withDeadline(.milliseconds(20)) {
+                usleep(200_000)
+                try await Task.sleep(for: .seconds(60))
+                return 1
+            }
+        }
+        #expect(ContinuousClock.now - start < .seconds(30), "the sleep after the deadline was not cancelled")
+    }
+
+    @Test func cancellingTheCallerCancelsTheOperation() async throws {
+        let started = AsyncStream<Void>.makeStream()
+        let caller = Task {
+            try await withDeadline(.seconds(30)) {
+                started.continuation.yield()
+                try await Task.sleep(for: .seconds(30))
+                return 1
+            }
+        }
+        for await _ in started.stream { break }
+        caller.cancel()
+        let outcome = await caller.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    /// Watches released in time are never cancelled and leave the heap; the others are cancelled in the order of
+    /// their deadlines, however they arrived, and a watch earlier than the one the keeper sleeps for wakes it.
+    @Test func cancelsExactlyTheExpiredInDeadlineOrder() async throws {
+        final class Recorder: DeadlineCancellable, @unchecked Sendable {  // `order` under `lock`
+            let lock = NSLock()
+            var order: [Int] = []
+            let number: Int
+            let shared: Recorder?
+            init(number: Int, shared: Recorder?) {
+                self.number = number
+                self.shared = shared
+            }
+            func cancel() {
+                guard let shared else { return }
+                shared.lock.withLock { shared.order.append(number) }
+            }
+        }
+        let keeper = DeadlineKeeper()
+        let log = Recorder(number: -1, shared: nil)
+        // A far deadline first, so the keeper sleeps for it when the near ones arrive.
+        let far = keeper.watch(until: .now + .seconds(60))
+        keeper.attach(Recorder(number: 1_000, shared: log), to: far)
+        try await Task.sleep(for: .milliseconds(20))
+        let start = ContinuousClock.now
+        var generator = SystemRandomNumberGenerator()
+        let numbers = Array(0..<200).shuffled(using: &generator)
+        var watches: [Int: DeadlineKeeper.Watch] = [:]
+        for number in numbers {
+            let watch = keeper.watch(until: start + .milliseconds(200 + number * 2))
+            keeper.attach(Recorder(number: number, shared: log), to: watch)
+            watches[number] = watch
+        }
+        let released = Set(numbers.filter { $0 % 3 == 0 })
+        for number in released {
+            #expect(keeper.release(watches[number]!) == false)
+        }
+        #expect(keeper.watchCount == 1 + 200 - released.count)
+        while keeper.watchCount > 1, ContinuousClock.now - start < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let expected = (0..<200).filter { !released.contains($0) }
+        #expect(log.lock.withLock { log.order } == expected)
+        for number in expected {
+            #expect(keeper.release(watches[number]!) == true)
+        }
+        #expect(keeper.release(far) == false)
+        #expect(keeper.watchCount == 0)
+    }
 }

@@ -4,10 +4,10 @@ import ObjectGraph
 
 /// The daemon's own threads for coordinator work: a bounded `NIOThreadPool`.
 ///
-/// The coordinator is synchronous and waits in its read-write gate (a reader behind a save or a store change, a
-/// save behind readers), and a long SQLite query holds its thread. Run on Swift's cooperative pool, that work would
-/// block one of its few threads (two on a two-core machine), and with them every task of the daemon, including
-/// the timer of the request's deadline. ``run(_:)`` hands the work to a pool thread and suspends the task meanwhile.
+/// The coordinator is synchronous and waits in its read-write gate (a reader behind a save or a store change, a save
+/// behind readers), and a long SQLite query holds its thread. Run on Swift's cooperative pool, that work would block
+/// one of its few threads (two on a two-core machine), and with them every task of the daemon. ``run(_:)`` hands the
+/// work to a pool thread and suspends the task meanwhile.
 ///
 /// Cancelling the waiting task (the deadline passed, the server stops) cancels the work: work not yet started
 /// never starts, and running work sees its `StoreCancellation`, which the atomic stores check during scans and

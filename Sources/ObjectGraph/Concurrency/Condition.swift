@@ -12,7 +12,14 @@ package final class Condition: @unchecked Sendable {  // the condition is only t
 
     package init() {
         condition = .allocate(capacity: 1)
-        let status = pthread_cond_init(condition, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        defer { pthread_condattr_destroy(&attributes) }
+        #if !canImport(Darwin)
+            // Timed waits measure on the monotonic clock, which no change of the wall clock moves.
+            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        #endif
+        let status = pthread_cond_init(condition, &attributes)
         precondition(status == 0, "pthread_cond_init failed: \(status)")
     }
 
@@ -26,6 +33,32 @@ package final class Condition: @unchecked Sendable {  // the condition is only t
     package func wait(releasing lock: Lock) {
         let status = pthread_cond_wait(condition, lock.mutex)
         precondition(status == 0, "pthread_cond_wait failed: \(status)")
+    }
+
+    /// Like ``wait(releasing:)``, but waits at most `timeout`; returns whether it woke before the time was up.
+    @discardableResult
+    package func wait(releasing lock: Lock, timeout: Duration) -> Bool {
+        // At most a day at a time: callers wait in a loop anyway, and seconds stay far from overflowing.
+        let (seconds, attoseconds) = min(max(timeout, .zero), .seconds(86_400)).components
+        let nanoseconds = Int(attoseconds / 1_000_000_000)
+        #if canImport(Darwin)
+            var relative = timespec(tv_sec: Int(seconds), tv_nsec: nanoseconds)
+            let status = pthread_cond_timedwait_relative_np(condition, lock.mutex, &relative)
+        #else
+            var until = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &until)
+            let total = until.tv_nsec + nanoseconds
+            until.tv_sec += Int(seconds) + total / 1_000_000_000
+            until.tv_nsec = total % 1_000_000_000
+            let status = pthread_cond_timedwait(condition, lock.mutex, &until)
+        #endif
+        precondition(status == 0 || status == ETIMEDOUT, "pthread_cond_timedwait failed: \(status)")
+        return status == 0
+    }
+
+    /// Wakes one waiting thread.
+    package func signal() {
+        pthread_cond_signal(condition)
     }
 
     /// Wakes every waiting thread.
