@@ -5,9 +5,9 @@ import Foundation
 /// and stops after the last.
 ///
 /// Bounds come from the predicate's top-level conjunction, when the first sort key is an ascending plain attribute
-/// whose values are all dates, all numbers or all strings in canonical composition (NFC; Swift orders those by
-/// their scalars, as a predicate without options compares them, while its order of other strings is not a strict
-/// weak order that a binary search could rely on):
+/// whose values are all dates, all numbers or all strings in canonical composition (NFC: orders sort strings by the
+/// scalars of their composition, while a predicate compares them with Swift's `<`, which is that order on composed
+/// strings only and no strict weak order on others):
 /// - comparisons of that key with constants (`start >= $FROM AND start < $TO`) bound it directly;
 /// - a prefix (`title BEGINSWITH 'Open'`) bounds a string key from the prefix up to the first string past every
 ///   string that begins with it;
@@ -57,7 +57,7 @@ enum OrderRange {
                 comparesKey = true
                 switch op {
                 case .beginsWith:
-                    guard case .string(let prefix) = constant else { break }
+                    guard case .string(let prefix, _) = constant else { break }
                     lower = tighter(lower, (constant, true), .orderedDescending)
                     if let past = prefixEnd(prefix) {
                         upper = tighter(upper, (.string(past), false), .orderedAscending)
@@ -167,7 +167,7 @@ enum OrderRange {
         for index in 0..<count {
             let value = prepared[index * width]
             if case .null = value { continue }
-            if case .string(let string) = value, !isComposed(string) { return nil }
+            if case .string(_, .recomposed) = value { return nil }
             guard let found = value.rangeKind, kind == nil || kind == found else { return nil }
             kind = found
         }
@@ -209,7 +209,7 @@ enum OrderRange {
         guard case .constant(let constant)? = try? compiler.compile(right, depth: 1), let constant else { return nil }
         let value = SortValue(constant, .compare)
         guard value.rangeKind != nil else { return nil }
-        if case .string(let string) = value, !isComposed(string) { return nil }
+        if case .string(_, .recomposed) = value { return nil }
         return (key, op, value)
     }
 
