@@ -23,7 +23,9 @@ struct StoreDeadlineTests {
         let handler = DaemonHandler(
             engine: fixture.core.engine, events: EventHub(),
             storeThreads: fixture.core.storeThreads)
-        let deadline = Duration.milliseconds(300)
+        // A second, not less: the count after the interrupted query must answer within it too, and under the whole
+        // suite on 2 cores a count of the 200k notes once took longer than 300 ms.
+        let deadline = Duration.seconds(1)
         try await withServer(handler: handler, configure: { $0.requestTimeout = deadline }) { path, _ in
             try await withClient(path) { client in
                 let started = ContinuousClock.now
@@ -37,7 +39,7 @@ struct StoreDeadlineTests {
                 let elapsed = ContinuousClock.now - started
                 #expect(answer["id"] == 1)
                 #expect(answer["error"]?["code"] == "timeout")
-                // Measured on the shared 2-core machine (debug build): 303-312 ms, the deadline plus 3-12 ms; the
+                // Measured on the shared 2-core machine (debug build): the deadline plus 3-12 ms; the
                 // query alone runs 80-90 s. The bound is generous: under ThreadSanitizer with the whole suite and
                 // another build running (load 6 on 2 cores) the answer once came 1.2 s after the deadline.
                 #expect(elapsed >= deadline)
