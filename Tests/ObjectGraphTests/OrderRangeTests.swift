@@ -382,8 +382,48 @@ struct OrderRangeTests {
         for composed in ["Session 1", "Vortrag über Schönheit", "会议 👍🏽", "q\u{300}", ""] {
             #expect(OrderRange.isComposed(composed), "\(composed)")
         }
-        for decomposed in ["e\u{301}", "Scho\u{308}nheit", "\u{304B}\u{3099}", "\u{212B}"] {
+        for decomposed in [
+            "e\u{301}", "Scho\u{308}nheit", "\u{304B}\u{3099}", "\u{212B}", "\u{1100}\u{1161}", "\u{30A6}\u{3099}",
+        ] {
             #expect(!OrderRange.isComposed(decomposed), "\(decomposed.unicodeScalars.map(\.value))")
         }
+    }
+
+    /// The scalars a string is known composed of at once: each is composed alone and a starter, and none is ever
+    /// the second of two scalars that compose, nor begins the decomposition of one of them (checked against the
+    /// canonical decomposition of every assigned scalar). A string of them only is then composed: composing its
+    /// decomposition gives each scalar back and joins no two.
+    @Test func scalarsThatComposeWithNothing() {
+        let known = (0...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            OrderRange.composesWithNothing($0.value)
+        }
+        #expect(known.count > 40_000)
+        // Alone: a starter, and its own composition; joined by a line feed (a starter that composes with nothing, so
+        // the pieces stay apart) to compose all at once.
+        #expect(known.allSatisfy { $0.properties.canonicalCombiningClass == .notReordered })
+        var joined = String.UnicodeScalarView()
+        for scalar in known {
+            joined.append(scalar)
+            joined.append("\n")
+        }
+        let text = String(joined)
+        #expect(text.precomposedStringWithCanonicalMapping.unicodeScalars.elementsEqual(text.unicodeScalars))
+        // Seconds of compositions: every scalar after the first in the canonical decomposition of any scalar.
+        var decomposable = String.UnicodeScalarView()
+        for value in 0...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value), scalar.properties.generalCategory != .unassigned,
+                scalar.properties.generalCategory != .privateUse
+            else { continue }
+            decomposable.append(scalar)
+            decomposable.append("\n")
+        }
+        var seconds = Set<UInt32>()
+        for piece in String(decomposable).decomposedStringWithCanonicalMapping.unicodeScalars.split(separator: "\n") {
+            for scalar in piece.dropFirst() { seconds.insert(scalar.value) }
+        }
+        #expect(seconds.contains(0x301) && seconds.contains(0x3099) && seconds.contains(0x11A8))
+        let firsts = known.compactMap { String($0).decomposedStringWithCanonicalMapping.unicodeScalars.first?.value }
+        #expect(known.filter { seconds.contains($0.value) }.isEmpty)
+        #expect(firsts.filter { seconds.contains($0) }.isEmpty)
     }
 }

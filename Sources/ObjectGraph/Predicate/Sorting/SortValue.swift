@@ -60,22 +60,25 @@ enum SortValue {
         }
     }
 
-    /// What a string sort value was before it was prepared.
+    /// Whether a string sort value was composed when it was prepared.
     enum StringForm {
-        /// ASCII: two such strings compare fastest as Swift orders them.
-        case ascii
         /// In canonical composition already.
         case composed
         /// Not in canonical composition: the value is its composition.
         case recomposed
     }
 
-    /// A string's sort value: its canonical composition (NFC), which strings sort by (checked at once for ASCII and
-    /// Latin strings, through Foundation for others: about 2 µs each).
+    /// A string's sort value: its canonical composition (NFC).
+    ///
+    /// Swift's `<` orders strings by the scalars of their composition, the SQLite store's order too (it keeps strings
+    /// in NFC and sorts them by their bytes), but on strings that are not composed already it is no strict weak
+    /// order on this toolchain (Swift 6.3, Linux: `"e\u{301}" < "\u{E9}a"` and `"\u{E9}a" < "e\u{301}"` are both
+    /// false, though the two differ and `"\u{E9}" < "\u{E9}a"`): a sort of such strings came out misordered, and
+    /// merged pages of it could repeat or skip objects. On composed strings it is their scalars' order. Most strings
+    /// are known composed at once (``OrderRange/isComposed(_:)``); others are composed through Foundation.
     static func string(_ string: String) -> SortValue {
-        if string.utf8.allSatisfy({ $0 < 0x80 }) { return .string(string, .ascii) }
-        if OrderRange.isComposed(string) { return .string(string, .composed) }
-        return .string(string.precomposedStringWithCanonicalMapping, .recomposed)
+        OrderRange.isComposed(string)
+            ? .string(string, .composed) : .string(string.precomposedStringWithCanonicalMapping, .recomposed)
     }
 
     private var rank: Int {
@@ -93,37 +96,13 @@ enum SortValue {
     func compare(to other: SortValue) -> ComparisonResult {
         switch (self, other) {
         case (.number(let a), .number(let b)): return NumericValue.compare(a, b) ?? .orderedSame
-        case (.string(let a, let form), .string(let b, let otherForm)):
-            return form == .ascii && otherForm == .ascii ? ValueSemantics.order(a, b) : Self.scalarOrder(a, b)
+        case (.string(let a, _), .string(let b, _)): return ValueSemantics.order(a, b)
         case (.natural(let a), .natural(let b)): return Self.naturalOrder(a, b)
         case (.date(let a), .date(let b)): return ValueSemantics.order(a, b)
         case (.data(let a), .data(let b)):
             return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
         case (.text(let r1, let a), .text(let r2, let b)) where r1 == r2: return ValueSemantics.order(a, b)
         default: return ValueSemantics.order(rank, other.rank)
-        }
-    }
-
-    /// Orders strings by their Unicode scalars (the order of their UTF-8 bytes): for strings in canonical
-    /// composition, Swift's order and the SQLite store's (which keeps strings in NFC and sorts them by their bytes).
-    ///
-    /// Swift's `<` is meant to be that order for every string, ordering strings by their canonical composition, but
-    /// on strings that are not composed already it is no strict weak order on this toolchain (Swift 6.3, Linux:
-    /// `"e\u{301}" < "\u{E9}a"` and `"\u{E9}a" < "e\u{301}"` are both false, though the two differ and
-    /// `"\u{E9}" < "\u{E9}a"`): a sort of such strings came out misordered, and merged pages of it could repeat or
-    /// skip objects. So sort values are composed first (``string(_:)``) and compared here, or with Swift's `<` when
-    /// both are ASCII (the same order, faster).
-    static func scalarOrder(_ a: String, _ b: String) -> ComparisonResult {
-        var left = a.utf8.makeIterator()
-        var right = b.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return .orderedSame
-            case (nil, _): return .orderedAscending
-            case (_, nil): return .orderedDescending
-            case (let x?, let y?) where x != y: return x < y ? .orderedAscending : .orderedDescending
-            default: continue
-            }
         }
     }
 
