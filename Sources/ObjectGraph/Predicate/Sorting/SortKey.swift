@@ -8,7 +8,8 @@ import Foundation
 public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// How strings compare.
     public enum Comparison: Sendable, Hashable {
-        /// Unicode scalar order, case-sensitive (`"B" < "a"`).
+        /// Unicode scalar order of the strings' canonical composition (NFC), case-sensitive (`"B" < "a"`): the order
+        /// Swift's `String` defines, and the SQLite store's. A decomposed `"e\u{301}"` sorts as `"é"` does.
         case compare
         /// Case-insensitive, via Unicode case folding.
         case caseInsensitive
