@@ -147,16 +147,19 @@ import Testing
 
     /// An operation that blocks its thread past the deadline before it first suspends: the deadline passes before
     /// the keeper knows the task, which is cancelled as soon as it does.
+    ///
+    /// The bound is loose: the cancelled sleep resumes on the cooperative pool, which the rest of the suite keeps
+    /// busy (on 2 cores, a fresh CI run once took 40 s to get there); uncancelled, the sleep lasts 10 minutes.
     @Test func cancelsAnOperationThatBlockedPastItsDeadline() async throws {
         let start = ContinuousClock.now
         await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(.milliseconds(20)) {
                 usleep(200_000)
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: .seconds(600))
                 return 1
             }
         }
-        #expect(ContinuousClock.now - start < .seconds(30), "the sleep after the deadline was not cancelled")
+        #expect(ContinuousClock.now - start < .seconds(300), "the sleep after the deadline was not cancelled")
     }
 
     @Test func cancellingTheCallerCancelsTheOperation() async throws {
