@@ -18,8 +18,13 @@ func withDeadline<T: Sendable>(
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let watch = keeper.watch(until: .now + duration)
-    // Runs on this thread until the operation first suspends (for a request: until it waits for a store thread).
-    let task = Task.immediate { try await operation() }
+    let task: Task<T, any Error>
+    if #available(macOS 26, *) {
+        // Runs on this thread until the operation first suspends (for a request: until it waits for a store thread).
+        task = Task.immediate { try await operation() }
+    } else {
+        task = Task { try await operation() }
+    }
     keeper.attach(task, to: watch)
     let result = await withTaskCancellationHandler {
         await task.result
