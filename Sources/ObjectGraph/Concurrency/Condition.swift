@@ -35,9 +35,8 @@ package final class Condition: @unchecked Sendable {  // the condition is only t
         precondition(status == 0, "pthread_cond_wait failed: \(status)")
     }
 
-    /// Like ``wait(releasing:)``, but waits at most `timeout`; returns whether it woke before the time was up.
-    @discardableResult
-    package func wait(releasing lock: Lock, timeout: Duration) -> Bool {
+    /// Like ``wait(releasing:)``, but waits at most `timeout`.
+    package func wait(releasing lock: Lock, timeout: Duration) {
         // At most a day at a time: callers wait in a loop anyway, and seconds stay far from overflowing.
         let (seconds, attoseconds) = min(max(timeout, .zero), .seconds(86_400)).components
         let nanoseconds = Int(attoseconds / 1_000_000_000)
@@ -53,7 +52,6 @@ package final class Condition: @unchecked Sendable {  // the condition is only t
             let status = pthread_cond_timedwait(condition, lock.mutex, &until)
         #endif
         precondition(status == 0 || status == ETIMEDOUT, "pthread_cond_timedwait failed: \(status)")
-        return status == 0
     }
 
     /// Wakes one waiting thread.
