@@ -53,7 +53,7 @@ extension ManagedObjectContext {
     /// Whether changes are recorded for undo now (callers may skip building an operation otherwise).
     var isRecordingUndo: Bool { isUndoRegistrationEnabled && !isApplyingUndo }
 
-    func recordUndo(_ operation: UndoOperation) {
+    func recordUndo(_ operation: consuming UndoOperation) {
         guard isRecordingUndo else { return }
         openGroup.append(operation)
         if !redoStack.isEmpty { redoStack.removeAll() }
