@@ -170,6 +170,94 @@ struct SortedFetchTests {
             scalars(withPending) == (scalarOrder + [composed("e\u{301}a")]).sorted { $0.lexicographicallyPrecedes($1) })
     }
 
+    /// Predicates order strings as the sorts do: `<`, `<=`, `>`, `>=` and BETWEEN on titles and constants that are
+    /// not in canonical composition compare the scalars of their compositions, in every store kind (the SQLite
+    /// store compares NFC bytes), in a context's evaluation of objects with pending changes, and over dictionaries.
+    /// Swift's own `<` answered `"e\u{301}" < "\u{E9}a"` false (and the reverse too).
+    @Test(arguments: [false, true])
+    func stringComparisonsInPredicatesFollowTheSortOrder(atomicOnly: Bool) throws {
+        let folder = TemporaryFolder()
+        _ = StoreKind.all
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let stores = [
+            try coordinator.addPersistentStore(type: .inMemory),
+            try coordinator.addPersistentStore(type: .binary, at: folder.file("b.bin")),
+            atomicOnly
+                ? try coordinator.addPersistentStore(type: .xml, at: folder.file("c.xml"))
+                : try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
+        ]
+        let titles = [
+            "\u{E9}a", "e\u{301}", "\u{E9}", "e", "f", "e\u{301}b", "Z", "\u{212B}", "\u{C5}", "A\u{30A}b", "A",
+            "\u{304B}\u{3099}", "\u{304C}a", "\u{304B}", "e\u{301}\u{E9}", "\u{E9}e\u{301}",
+        ]
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (index, title) in titles.enumerated() {
+            let session = context.insertNewObject(forEntityName: "Session")
+            session.setValue(title, forKey: "title")
+            session.setValue("g\(index)", forKey: "guid")
+            try context.assign(session, to: stores[index % stores.count])
+        }
+        try context.save()
+        func composed(_ title: String) -> [UInt32] {
+            title.precomposedStringWithCanonicalMapping.unicodeScalars.map(\.value)
+        }
+        func less(_ a: String, _ b: String) -> Bool { composed(a).lexicographicallyPrecedes(composed(b)) }
+        func sortedScalars(_ titles: [String]) -> [[UInt32]] {
+            titles.map(composed).sorted { $0.lexicographicallyPrecedes($1) }
+        }
+        func titlesOf(_ objects: [ManagedObject]) -> [String] {
+            objects.map { $0.value(forKey: "title") as? String ?? "" }
+        }
+        let tests: [(String, ComparisonOperator, (String, String) -> Bool)] = [
+            ("<", .lessThan, { less($0, $1) }), ("<=", .lessThanOrEqualTo, { !less($1, $0) }),
+            (">", .greaterThan, { less($1, $0) }), (">=", .greaterThanOrEqualTo, { !less($0, $1) }),
+        ]
+        // Each a constant some title is canonically equivalent to but spelled otherwise, or one between titles.
+        let constants = [
+            "e\u{301}a", "\u{E9}a", "\u{E9}", "e\u{301}", "\u{C5}b", "\u{212B}", "\u{304C}", "\u{304B}\u{3099}a",
+        ]
+        let pending = ManagedObjectContext(coordinator: coordinator)
+        let extra = pending.insertNewObject(forEntityName: "Session")
+        extra.setValue("e\u{301}a", forKey: "title")
+        extra.setValue("extra", forKey: "guid")
+        for constant in constants {
+            let shown = constant.unicodeScalars.map(\.value)
+            for (op, comparison, holds) in tests {
+                let format = "title \(op) %@"
+                let matching = titles.filter { holds($0, constant) }
+                let request = FetchRequest(entityName: "Session")
+                request.predicate = try ObjectPredicate(format: format, constant)
+                let fetched = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+                #expect(sortedScalars(titlesOf(fetched)) == sortedScalars(matching), "\(format) with \(shown)")
+                // A context with a pending object evaluates the stores' objects and its own in memory.
+                let withPending = sortedScalars(titlesOf(try pending.fetch(request)))
+                let pendingMatching = matching + (holds("e\u{301}a", constant) ? ["e\u{301}a"] : [])
+                #expect(withPending == sortedScalars(pendingMatching), "pending, \(format) with \(shown)")
+                // Over dictionaries; the typed kernel that stores' column tests use; the general path.
+                let predicate = try ObjectPredicate(format: format, constant)
+                let kernel = try ComparisonFastPath.make(comparison, constant: constant, options: [], name: "title")
+                for title in titles {
+                    let expected = holds(title, constant)
+                    let what = "\(title.unicodeScalars.map(\.value)) \(format) \(shown)"
+                    #expect(try predicate.evaluate(with: ["title": title]) == expected, "dictionary \(what)")
+                    #expect(try kernel(title) == expected, "kernel \(what)")
+                    let general = try ComparisonEvaluator.evaluate(
+                        comparison, title, constant, options: [], name: "title")
+                    #expect(general == expected, "general \(what)")
+                }
+            }
+            let between = try ObjectPredicate(format: "title BETWEEN {%@, %@}", constant, "f")
+            for title in titles {
+                #expect(try between.evaluate(with: ["title": title]) == (!less(title, constant) && !less("f", title)))
+            }
+        }
+        // @max and @min of a collection order the same way, whichever comes first.
+        for pair in [["\u{E9}a", "e\u{301}"], ["e\u{301}", "\u{E9}a"]] {
+            #expect(try ObjectPredicate(format: "titles.@max == %@", "\u{E9}a").evaluate(with: ["titles": pair]))
+            #expect(try ObjectPredicate(format: "titles.@min == %@", "\u{E9}").evaluate(with: ["titles": pair]))
+        }
+    }
+
     /// A limited walk over a predicate that matches little tests records one by one, then switches to columns it
     /// makes after a few thousand: the results stay those of evaluating each object, before and after the switch.
     @Test(arguments: [1, 2])

@@ -58,7 +58,7 @@ enum ComparisonFastPath {
         switch op {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             if let string = constant as? String {
-                if !folding { return ordered(string, op).map(Kernel.string) }
+                if !folding { return (StringOrder.test(op, string) ?? ordered(string, op)).map(Kernel.string) }
                 if op == .equalTo || op == .notEqualTo {
                     let folded = StringFolding.fold(string, options)
                     let equal = op == .equalTo
@@ -111,7 +111,14 @@ enum ComparisonFastPath {
     /// `key OP constant` as one closure for `String`, `Int`, `Double` and `Date` constants (no options);
     /// other value types go to `slow`, which gives the same results.
     static func fused(key: String, _ op: ComparisonOperator, constant: Any?, slow: @escaping Test) -> BoolEvaluator? {
-        if let value = constant as? String { return fused(key: key, op, value, slow: slow) }
+        if let value = constant as? String {
+            guard let test = StringOrder.test(op, value) else { return fused(key: key, op, value, slow: slow) }
+            return { subject, _ in
+                let value = try subject.value(forKey: key)
+                if let x = value as? String { return test(x) }
+                return try slow(value)
+            }
+        }
         if let value = constant as? Int { return fused(key: key, op, value, slow: slow) }
         if let value = constant as? Double, !value.isNaN { return fused(key: key, op, value, slow: slow) }
         if let value = constant as? Date { return fused(key: key, op, value, slow: slow) }

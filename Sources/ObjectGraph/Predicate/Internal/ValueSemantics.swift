@@ -117,7 +117,7 @@ enum ValueSemantics {
             guard let y = string(b) else { return nil }
             let fx = options.isFolding ? StringFolding.fold(x, options) : x
             let fy = options.isFolding ? StringFolding.fold(y, options) : y
-            return order(fx, fy)
+            return StringOrder.order(fx, fy)
         }
         if let x = a as? Date {
             guard let y = b as? Date else { return nil }
