@@ -156,19 +156,20 @@ enum OrderRange {
     /// once for strings of ASCII and of the scalars of ``composesWithNothing(_:)``, else by composing it (about
     /// 2-3 µs a string, once per sort value).
     static func isComposed(_ string: String) -> Bool {
-        string.utf8.allSatisfy { $0 < 0x80 } || string.unicodeScalars.allSatisfy { composesWithNothing($0.value) }
+        StringOrder.isComposedAtOnce(string)
             || string.unicodeScalars.elementsEqual(string.precomposedStringWithCanonicalMapping.unicodeScalars)
     }
 
     /// Scalars of the common scripts of titles that are in canonical composition alone, are starters, and are
     /// never the second of two scalars that compose: a string of them only is composed. Latin below the combining
-    /// marks, Cyrillic without its marks, CJK punctuation and ideographs, kana without the separate voicing marks,
-    /// Hangul syllables, fullwidth forms, pictographs and emoji (checked scalar by scalar against Foundation's
-    /// composition and every scalar's decomposition in OrderRangeTests).
+    /// marks, Greek, Cyrillic, Hebrew and Arabic letters without their marks, CJK punctuation and ideographs, kana
+    /// without the separate voicing marks, Hangul syllables, fullwidth forms, pictographs and emoji (checked scalar
+    /// by scalar against Foundation's composition and every scalar's decomposition in OrderRangeTests).
     static func composesWithNothing(_ scalar: UInt32) -> Bool {
         switch scalar {
-        case 0..<0x300, 0x400...0x482, 0x48A...0x4FF, 0x3000...0x3029, 0x3041...0x3096, 0x309B...0x309F,
-            0x30A1...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7A3, 0xFF01...0xFF5E, 0x1F300...0x1FAFF:
+        case 0..<0x300, 0x386, 0x388...0x3CE, 0x400...0x482, 0x48A...0x4FF, 0x5D0...0x5EA, 0x621...0x64A,
+            0x3000...0x3029, 0x3041...0x3096, 0x309B...0x309F, 0x30A1...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xAC00...0xD7A3, 0xFF01...0xFF5E, 0x1F300...0x1FAFF:
             true
         default: false
         }
