@@ -17,15 +17,8 @@ struct SortedFetchTests {
     func populatedCoordinator(_ folder: TemporaryFolder, atomicOnly: Bool = false) throws
         -> (PersistentStoreCoordinator, [PersistentStore])
     {
-        _ = StoreKind.all
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
-        let stores = [
-            try coordinator.addPersistentStore(type: .inMemory),
-            try coordinator.addPersistentStore(type: .binary, at: folder.file("b.bin")),
-            atomicOnly ? try coordinator.addPersistentStore(type: .xml, at: folder.file("c.xml"))
-                : try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
-            try coordinator.addPersistentStore(type: .inMemory),
-        ]
+        let (coordinator, three) = try Self.storeOfEachKind(in: folder, atomicOnly: atomicOnly)
+        let stores = three + [try coordinator.addPersistentStore(type: .inMemory)]
         var random = SeededGenerator(seed: 42)
         let context = ManagedObjectContext(coordinator: coordinator)
         for index in 0..<240 {
@@ -116,15 +109,7 @@ struct SortedFetchTests {
     @Test(arguments: [false, true])
     func stringsNotInCanonicalCompositionSortByTheirScalars(atomicOnly: Bool) throws {
         let folder = TemporaryFolder()
-        _ = StoreKind.all
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
-        let stores = [
-            try coordinator.addPersistentStore(type: .inMemory),
-            try coordinator.addPersistentStore(type: .binary, at: folder.file("b.bin")),
-            atomicOnly
-                ? try coordinator.addPersistentStore(type: .xml, at: folder.file("c.xml"))
-                : try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
-        ]
+        let (coordinator, stores) = try Self.storeOfEachKind(in: folder, atomicOnly: atomicOnly)
         let titles = [
             "\u{E9}a", "e\u{301}", "\u{E9}", "e", "f", "e\u{301}b", "Z", "\u{212B}", "\u{C5}", "A\u{30A}", "A",
             "\u{304B}\u{3099}", "\u{304C}", "\u{304B}", "\u{1F600}", "\u{3A9}", "e\u{301}\u{E9}", "\u{E9}e\u{301}",
@@ -170,13 +155,10 @@ struct SortedFetchTests {
             scalars(withPending) == (scalarOrder + [composed("e\u{301}a")]).sorted { $0.lexicographicallyPrecedes($1) })
     }
 
-    /// Predicates order strings as the sorts do: `<`, `<=`, `>`, `>=` and BETWEEN on titles and constants that are
-    /// not in canonical composition compare the scalars of their compositions, in every store kind (the SQLite
-    /// store compares NFC bytes), in a context's evaluation of objects with pending changes, and over dictionaries.
-    /// Swift's own `<` answered `"e\u{301}" < "\u{E9}a"` false (and the reverse too).
-    @Test(arguments: [false, true])
-    func stringComparisonsInPredicatesFollowTheSortOrder(atomicOnly: Bool) throws {
-        let folder = TemporaryFolder()
+    /// A coordinator over an in-memory, a binary and an SQLite store (an XML one when `atomicOnly`), in that order.
+    static func storeOfEachKind(in folder: TemporaryFolder, atomicOnly: Bool) throws
+        -> (PersistentStoreCoordinator, [PersistentStore])
+    {
         _ = StoreKind.all
         let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
         let stores = [
@@ -186,6 +168,17 @@ struct SortedFetchTests {
                 ? try coordinator.addPersistentStore(type: .xml, at: folder.file("c.xml"))
                 : try coordinator.addPersistentStore(type: .sqlite, at: folder.file("c.sqlite")),
         ]
+        return (coordinator, stores)
+    }
+
+    /// Predicates order strings as the sorts do: `<`, `<=`, `>`, `>=` and BETWEEN on titles and constants that are
+    /// not in canonical composition compare the scalars of their compositions, in every store kind (the SQLite
+    /// store compares NFC bytes), in a context's evaluation of objects with pending changes, and over dictionaries.
+    /// Swift's own `<` answered `"e\u{301}" < "\u{E9}a"` false (and the reverse too).
+    @Test(arguments: [false, true])
+    func stringComparisonsInPredicatesFollowTheSortOrder(atomicOnly: Bool) throws {
+        let folder = TemporaryFolder()
+        let (coordinator, stores) = try Self.storeOfEachKind(in: folder, atomicOnly: atomicOnly)
         let titles = [
             "\u{E9}a", "e\u{301}", "\u{E9}", "e", "f", "e\u{301}b", "Z", "\u{212B}", "\u{C5}", "A\u{30A}b", "A",
             "\u{304B}\u{3099}", "\u{304C}a", "\u{304B}", "e\u{301}\u{E9}", "\u{E9}e\u{301}",
