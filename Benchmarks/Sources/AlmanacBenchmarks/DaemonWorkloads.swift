@@ -276,24 +276,22 @@ enum DaemonWorkloads {
                 return report
             }
             let p50 = Figure(samples: reports.map(\.p50), unit: "s")
-            var sameClient = loadRow(name(clients), reports, unit: "requests/s", \.throughput,
+            let sameClient = loadRow(name(clients), reports, unit: "requests/s", \.throughput,
                                      anchor: redis.sameClient[clients],
                                      target: clients == 8 ? .ratioAtLeast(1.0) : .ratioAtLeast(0.5),
                                      note: "\(total) requests per round over a Unix socket, both servers driven by "
                                         + "this load generator; p50 \(Format.figure(p50))")
-            var ownClient = loadRow(name(clients) + " with redis-benchmark's own client", reports, unit: "requests/s",
+            let ownClient = loadRow(name(clients) + " with redis-benchmark's own client", reports, unit: "requests/s",
                                     \.throughput, anchor: redis.ownClient[clients], target: .none,
                                     note: "the anchor is redis-benchmark (one C thread for every connection), ours "
                                         + "this load generator: the clients differ")
-            if let missing {
-                for index in [0, 1] {
-                    var row = index == 0 ? sameClient : ownClient
-                    row.pass = nil
-                    row.note = "skipped: \(missing); " + (row.note ?? "")
-                    if index == 0 { sameClient = row } else { ownClient = row }
-                }
+            rows += [sameClient, ownClient].map { row in
+                guard let missing else { return row }
+                var skipped = row
+                skipped.pass = nil
+                skipped.note = "skipped: \(missing); " + (row.note ?? "")
+                return skipped
             }
-            rows += [sameClient, ownClient]
         }
         return rows
     }
