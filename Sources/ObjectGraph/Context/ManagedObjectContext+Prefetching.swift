@@ -21,14 +21,19 @@ extension ManagedObjectContext {
                     sources = known
                     continue
                 }
-                sources = try prefetchHop(key, of: sources, keyPath: keyPath)
+                // The destinations' own to-many lists are read only when a key path goes on through them.
+                let goesOn = keyPaths.contains { $0.hasPrefix(path + ".") }
+                sources = try prefetchHop(key, of: sources, keyPath: keyPath, toManyLists: goesOn)
                 reached[path] = sources
             }
         }
     }
 
-    /// The destinations of one relationship of `sources`, their values read with one request to each store.
-    private func prefetchHop(_ key: String, of sources: [ManagedObject], keyPath: String) throws -> [ManagedObject] {
+    /// The destinations of one relationship of `sources`, their values read with one request to each store;
+    /// without `toManyLists`, stores that can leave the destinations' own to-many lists for later do.
+    private func prefetchHop(_ key: String, of sources: [ManagedObject], keyPath: String, toManyLists: Bool) throws
+        -> [ManagedObject]
+    {
         var destinationIDs: [ManagedObjectID] = []
         var seen: Set<ManagedObjectID> = []
         // The relationship's slot and kind, found once per entity (sub-entities have their own layouts).
@@ -57,7 +62,10 @@ extension ManagedObjectContext {
         let missing = destinationIDs.filter { id in
             // A child's parent holds new objects too, under temporary IDs.
             guard let object = registered[id] else { return parent != nil || !id.isTemporaryID }
-            return object.storage == .fault && object.faultValues == nil
+            guard object.storage == .fault else { return false }
+            // A fault whose kept values left out the lists a further hop reads is read again, with them.
+            guard let kept = object.faultValues else { return true }
+            return toManyLists && kept.omitsToManyLists
         }
         if let parent {
             // A child reads the destinations from its parent, unsaved changes included, as its faults do.
@@ -70,9 +78,10 @@ extension ManagedObjectContext {
             }
         } else if !missing.isEmpty {
             let generation = persistentStoreCoordinator.contentGeneration
-            let records = try persistentStoreCoordinator.records(for: missing)
+            let records = try persistentStoreCoordinator.records(for: missing, toManyLists: toManyLists)
             for id in missing {
                 guard let record = records[id] else { continue }
+                // A fault read again (above) keeps the new values instead.
                 _ = materialize(id, record: record, asFault: true, generation: generation)
             }
         }

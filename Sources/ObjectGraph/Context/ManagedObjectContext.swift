@@ -355,6 +355,14 @@ public final class ManagedObjectContext {
         }
     }
 
+    /// The destinations a to-many relationship of a saved object has in its store: how an object filled from a
+    /// record that left its lists out (``StoreRecord/omitsToManyLists``) reads one when it is first used. None
+    /// when the store or the record is gone.
+    func storedToManyIDs(of owner: ManagedObjectID, key: String) -> [ManagedObjectID] {
+        guard let record = try? persistentStoreCoordinator.record(for: owner) else { return [] }
+        return record[key] as? [ManagedObjectID] ?? []
+    }
+
     /// Records that an object changed (for `updatedObjects` and the next objects-did-change event).
     func noteChanged(_ object: ManagedObject, notify: Bool) {
         changeGeneration &+= 1
@@ -385,6 +393,11 @@ extension ManagedObject {
             case .attribute(let isTransient):
                 slots[index] = isTransient ? layout.template[index] : value(index)
             case .toMany:
+                if record.omitsToManyLists, let context {
+                    let key = layout.properties[index].name
+                    slots[index] = ToManyStorage(unreadListOf: objectID, key: key, in: context)
+                    continue
+                }
                 let ids = value(index) as? [ManagedObjectID] ?? []
                 slots[index] = context.map { ToManyStorage(distinctIDs: ids, in: $0) } ?? ToManyStorage()
             case .toOne:

@@ -392,8 +392,11 @@ extension PersistentStoreCoordinator {
     }
 
     /// The records of several objects from their stores, by object ID; objects whose store is gone or no longer
-    /// holds them are left out. Each store is asked once.
-    func records(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: StoreRecord] {
+    /// holds them are left out. Each store is asked once. Without `toManyLists`, stores that can leave out the
+    /// destinations of to-many relationships do (the records say so: ``StoreRecord/omitsToManyLists``).
+    func records(for objectIDs: [ManagedObjectID], toManyLists: Bool = true) throws
+        -> [ManagedObjectID: StoreRecord]
+    {
         try performReading {
             var idsByStore: [String: [ManagedObjectID]] = [:]
             for id in objectIDs {
@@ -403,7 +406,13 @@ extension PersistentStoreCoordinator {
             var records: [ManagedObjectID: StoreRecord] = [:]
             for (identifier, ids) in idsByStore {
                 guard let store = persistentStore(withIdentifier: identifier) else { continue }
-                let found = try store.serializingReads { try store.records(for: ids) }
+                let found = try store.serializingReads {
+                    if !toManyLists, var partial = try store.recordsWithoutToManyLists(for: ids) {
+                        for index in partial.indices { partial[index].omitsToManyLists = true }
+                        return partial
+                    }
+                    return try store.records(for: ids)
+                }
                 for record in found { records[record.objectID] = record }
             }
             return records

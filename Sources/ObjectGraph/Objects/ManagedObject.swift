@@ -105,6 +105,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         /// nor its values.
         case row(OrderRows, Int)
 
+        /// Whether the kept record left out the to-many lists (``StoreRecord/omitsToManyLists``).
+        var omitsToManyLists: Bool {
+            if case .record(let record) = self { return record.omitsToManyLists }
+            return false
+        }
+
         /// The kept record.
         var record: StoreRecord {
             switch self {
@@ -323,6 +329,9 @@ final class ToManyStorage {
     /// a prefetched room's list of sessions is mostly never read.
     private var pending: [ManagedObjectID]?
     private weak var pendingContext: ManagedObjectContext?
+    /// The owner and relationship of a list its record left out (``StoreRecord/omitsToManyLists``): read from the
+    /// store, into `pending`, when the list is first used.
+    private var unread: (owner: ManagedObjectID, key: String)?
     /// The objects' identities, made when a membership test first needs them on a list longer than `linearLimit`
     /// (then kept in step with `list`): most lists read from a store are short and never asked, and building a
     /// set for each one was a fifth of filling objects from their records.
@@ -346,6 +355,22 @@ final class ToManyStorage {
         }
     }
 
+    /// Storage for a list its record left out, read from the store through `context` when first used.
+    init(unreadListOf owner: ManagedObjectID, key: String, in context: ManagedObjectContext) {
+        unread = (owner, key)
+        pendingContext = context
+    }
+
+    /// Reads a list its record left out: the owner's record from its store (nothing when the store or the record
+    /// is gone, or the context is: the list stays empty, as a fault that cannot fire).
+    private func readIfUnread() {
+        guard let (owner, key) = unread else { return }
+        unread = nil
+        guard let context = pendingContext else { return }
+        let ids = context.storedToManyIDs(of: owner, key: key)
+        if ids.isEmpty { pendingContext = nil } else { pending = ids }
+    }
+
     /// The destinations in order.
     var objects: [ManagedObject] {
         resolve()
@@ -353,17 +378,20 @@ final class ToManyStorage {
     }
 
     var count: Int {
+        readIfUnread()
         if let pending, pendingContext != nil { return pending.count }
         return objects.count
     }
 
     /// The destinations' IDs in order, without making objects of those not made yet.
     var objectIDs: [ManagedObjectID] {
+        readIfUnread()
         if let pending, pendingContext != nil { return pending }
         return objects.map(\.objectID)
     }
 
     private func resolve() {
+        readIfUnread()
         guard let ids = pending else { return }
         pending = nil
         guard let context = pendingContext else { return }
@@ -404,6 +432,7 @@ final class ToManyStorage {
     }
 
     func copy() -> ToManyStorage {
+        readIfUnread()
         if let pending, let pendingContext { return ToManyStorage(distinctIDs: pending, in: pendingContext) }
         return ToManyStorage(distinct: objects)
     }

@@ -170,6 +170,19 @@ open class PersistentStore: @unchecked Sendable {  // see PersistentStore
         try objectIDs.compactMap { try record(for: $0) }
     }
 
+    /// The records of several objects without the destinations of their to-many relationships (those keys absent),
+    /// or `nil` when the store reads them as cheaply together (the default): the coordinator then calls
+    /// ``records(for:)``.
+    ///
+    /// Contexts call it for the destinations of a prefetched relationship
+    /// (``FetchRequest/relationshipKeyPathsForPrefetching``) whose own to-many relationships no key path follows:
+    /// a prefetched room's list of sessions is mostly never read, and an incremental store lists it with a query
+    /// of its own. An object filled from such a record reads a list through ``record(for:)`` when it is first used.
+    /// - Returns: the records, in no particular order; objects the store does not hold (any more) are left out.
+    open func recordsWithoutToManyLists(for objectIDs: [ManagedObjectID]) throws -> [StoreRecord]? {
+        nil
+    }
+
     /// New, unused reference keys for objects of an entity (the `N` of `pN` in URIs).
     open func newReferenceKeys(forEntityName entityName: String, count: Int) throws -> [Int64] {
         throw unsupported("new object IDs")

@@ -11,6 +11,10 @@ public struct StoreRecord: Sendable {
     /// The version, incremented by every save (optimistic locking; Core Data's `Z_OPT`).
     public var version: Int64
     var storage: Storage
+    /// Whether the record was read without its to-many relationships' destinations
+    /// (``PersistentStore/recordsWithoutToManyLists(for:)``): an object filled from it reads each list from its
+    /// store when the list is first used, as Core Data's to-many faults do.
+    package var omitsToManyLists = false
 
     /// How a record keeps its values: a dictionary, or (records a store or a context makes by the thousand) an array
     /// laid out by keys that all records of the same shape share, which is made and freed without hashing a key.

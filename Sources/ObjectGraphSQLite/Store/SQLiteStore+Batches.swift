@@ -4,10 +4,11 @@ import ObjectGraph
 
 extension SQLiteStore {
     /// The records of several objects: one `SELECT … WHERE Z_PK IN (…)` per table (split only past SQLite's limit
-    /// on bound parameters), then one query per to-many relationship for the lists of all the rows read.
+    /// on bound parameters), then one query per to-many relationship for the lists of all the rows read (none
+    /// without `withLists`: those records leave the lists out).
     ///
     /// Objects the store does not hold, or whose row now belongs to another entity, are left out.
-    func readRecords(_ objectIDs: [ManagedObjectID]) throws -> [StoreRecord] {
+    func readRecords(_ objectIDs: [ManagedObjectID], withLists: Bool = true) throws -> [StoreRecord] {
         var idsByTable: [String: [ManagedObjectID]] = [:]
         var tableOrder: [String] = []
         for id in objectIDs where id.storeIdentifier == identifier {
@@ -20,7 +21,7 @@ extension SQLiteStore {
         var records: [StoreRecord] = []
         records.reserveCapacity(objectIDs.count)
         // A read that lists to-many destinations after the rows reads them all from one snapshot.
-        let defersAny = idsByTable.values.contains { $0.count >= Self.fewestRowsForListQueries }
+        let defersAny = withLists && idsByTable.values.contains { $0.count >= Self.fewestRowsForListQueries }
         try StoreErrorFactory.converting(url: url, doing: "reading a batch of objects") {
             try defersAny ? connection.readingOneSnapshot(readTables) : readTables()
         }
@@ -30,14 +31,15 @@ extension SQLiteStore {
                 guard let table = schema.tables[name], schema.hasTable(name), let ids = idsByTable[name] else {
                     continue
                 }
-                let defers = ids.count >= Self.fewestRowsForListQueries
+                // Without lists, the query that leaves them for later reads the rows alone.
+                let defers = !withLists || ids.count >= Self.fewestRowsForListQueries
                 let (prefix, reader) = batchQuery(for: table, defersLists: defers)
                 var start = 0
                 while start < ids.count {
                     let chunk = ids[start..<min(start + limit, ids.count)]
                     start += chunk.count
                     try readChunk(
-                        chunk, prefix: prefix, reader: reader, limit: limit, into: &records,
+                        chunk, prefix: prefix, reader: reader, limit: limit, withLists: withLists, into: &records,
                         connection: connection)
                 }
             }
@@ -67,7 +69,7 @@ extension SQLiteStore {
     static let fewestRowsForListQueries = 64
 
     private func readChunk(
-        _ ids: ArraySlice<ManagedObjectID>, prefix: String, reader: RecordReader, limit: Int,
+        _ ids: ArraySlice<ManagedObjectID>, prefix: String, reader: RecordReader, limit: Int, withLists: Bool,
         into records: inout [StoreRecord], connection: SQLiteConnection
     ) throws {
         let first = records.count
@@ -93,6 +95,7 @@ extension SQLiteStore {
             entityNumbers.append(mapping.number)
         }
         statement.reset()
+        guard withLists else { return }
         try reader.fillLists(
             &records, from: first, entityNumbers: entityNumbers, connection: connection,
             ids: storeIDs())

@@ -127,6 +127,12 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
         try readRecords(objectIDs)
     }
 
+    /// The rows of several objects alone, in one query per table: their to-many lists are left to queries of
+    /// their own when an object's list is first used.
+    public override func recordsWithoutToManyLists(for objectIDs: [ManagedObjectID]) throws -> [StoreRecord]? {
+        try readRecords(objectIDs, withLists: false)
+    }
+
     /// Groups and partial aggregates computed with `GROUP BY`; `nil` when the request does not translate to SQL
     /// exactly (the coordinator then evaluates it in memory).
     public override func aggregate(_ request: StoreAggregateRequest) throws -> [StoreAggregateRow]? {
