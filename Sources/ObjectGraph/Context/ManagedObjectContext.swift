@@ -355,14 +355,6 @@ public final class ManagedObjectContext {
         }
     }
 
-    /// The destinations a to-many relationship of a saved object has in its store: how an object filled from a
-    /// record that left its lists out (``StoreRecord/omitsToManyLists``) reads one when it is first used. None
-    /// when the store or the record is gone.
-    func storedToManyIDs(of owner: ManagedObjectID, key: String) -> [ManagedObjectID] {
-        guard let record = try? persistentStoreCoordinator.record(for: owner) else { return [] }
-        return record[key] as? [ManagedObjectID] ?? []
-    }
-
     /// Records that an object changed (for `updatedObjects` and the next objects-did-change event).
     func noteChanged(_ object: ManagedObject, notify: Bool) {
         changeGeneration &+= 1
@@ -388,14 +380,15 @@ extension ManagedObject {
             }
             return record[layout.properties[index].name]
         }
+        // The lists the record left out, read together when the first one is used.
+        let unread = record.omitsToManyLists ? context.map { UnreadLists(owner: objectID, context: $0) } : nil
         for (index, kind) in layout.kinds.enumerated() {
             switch kind {
             case .attribute(let isTransient):
                 slots[index] = isTransient ? layout.template[index] : value(index)
             case .toMany:
-                if record.omitsToManyLists, let context {
-                    let key = layout.properties[index].name
-                    slots[index] = ToManyStorage(unreadListOf: objectID, key: key, in: context)
+                if let unread, let context {
+                    slots[index] = ToManyStorage(unread: unread, key: layout.properties[index].name, in: context)
                     continue
                 }
                 let ids = value(index) as? [ManagedObjectID] ?? []

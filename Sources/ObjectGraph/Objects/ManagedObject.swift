@@ -321,6 +321,30 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 }
 
+/// The to-many lists an object's record left out (``StoreRecord/omitsToManyLists``), shared by the object's unread
+/// ``ToManyStorage``s: the first of them used reads the owner's record from its store once, for all of them (an
+/// edit's snapshot copies every list). None when the store, the record or the context is gone: the lists stay
+/// empty, as a fault that cannot fire.
+final class UnreadLists {
+    private let owner: ManagedObjectID
+    private weak var context: ManagedObjectContext?
+    /// The owner's record once read (`.some(nil)` when there was none).
+    private var record: StoreRecord??
+
+    init(owner: ManagedObjectID, context: ManagedObjectContext) {
+        self.owner = owner
+        self.context = context
+    }
+
+    /// The destinations of the relationship `key`, read with the others the first time one is asked.
+    func ids(forKey key: String) -> [ManagedObjectID] {
+        if record == nil {
+            record = .some(context.flatMap { try? $0.persistentStoreCoordinator.record(for: owner) })
+        }
+        return record??[key] as? [ManagedObjectID] ?? []
+    }
+}
+
 /// The objects of a to-many relationship, kept in order with a membership index.
 final class ToManyStorage {
     private var list: [ManagedObject] = []
@@ -329,9 +353,9 @@ final class ToManyStorage {
     /// a prefetched room's list of sessions is mostly never read.
     private var pending: [ManagedObjectID]?
     private weak var pendingContext: ManagedObjectContext?
-    /// The owner and relationship of a list its record left out (``StoreRecord/omitsToManyLists``): read from the
-    /// store, into `pending`, when the list is first used.
-    private var unread: (owner: ManagedObjectID, key: String)?
+    /// The lists its owner's record left out (``StoreRecord/omitsToManyLists``) and the key of this one: read from
+    /// the store, into `pending`, when the list is first used.
+    private var unread: (lists: UnreadLists, key: String)?
     /// The objects' identities, made when a membership test first needs them on a list longer than `linearLimit`
     /// (then kept in step with `list`): most lists read from a store are short and never asked, and building a
     /// set for each one was a fifth of filling objects from their records.
@@ -355,20 +379,17 @@ final class ToManyStorage {
         }
     }
 
-    /// Storage for a list its record left out, read from the store through `context` when first used.
-    init(unreadListOf owner: ManagedObjectID, key: String, in context: ManagedObjectContext) {
-        unread = (owner, key)
+    /// Storage for the list `key` of `lists`, read when first used, its objects made in `context`.
+    init(unread lists: UnreadLists, key: String, in context: ManagedObjectContext) {
+        unread = (lists, key)
         pendingContext = context
     }
 
-    /// Reads a list its record left out: the owner's record from its store (nothing when the store or the record
-    /// is gone, or the context is: the list stays empty, as a fault that cannot fire).
+    /// Reads a list its record left out (see ``UnreadLists``).
     private func readIfUnread() {
-        guard let (owner, key) = unread else { return }
+        guard let (lists, key) = unread else { return }
         unread = nil
-        guard let context = pendingContext else { return }
-        let ids = context.storedToManyIDs(of: owner, key: key)
-        if ids.isEmpty { pendingContext = nil } else { pending = ids }
+        pending = lists.ids(forKey: key)
     }
 
     /// The destinations in order.

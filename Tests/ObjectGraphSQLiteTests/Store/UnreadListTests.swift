@@ -116,6 +116,49 @@ struct UnreadListTests {
         #expect(try fresh.count(for: request) == 40)
     }
 
+    /// An object with two lists left out reads both with one query, when the first is used.
+    @Test func theListsOfOneObjectAreReadTogether() throws {
+        let (fixture, store) = try populated()
+        let writer = fixture.context()
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = try ObjectPredicate(format: "guid IN {'s000', 's003'}")
+        let pair = try writer.fetch(request)
+        let person = writer.insertNewObject(forEntityName: "Person")
+        person.setValue("P", forKey: "name")
+        person.setValue(Set(pair), forKey: "sessions")
+        let note = writer.insertNewObject(forEntityName: "Note")
+        note.setValue("bring a laptop", forKey: "text")
+        for session in pair { session.setValue(Set([note]), forKey: "notes") }
+        try writer.save()
+
+        let context = fixture.context()
+        let people = FetchRequest(entityName: "Person")
+        people.relationshipKeyPathsForPrefetching = ["sessions"]
+        let sessions = try #require(try context.fetch(people).first).objects(forKey: "sessions")
+        #expect(Set(sessions.compactMap { $0.value(forKey: "guid") as? String }) == ["s000", "s003"])
+        let log = try StatementLog(store)
+        let first = try #require(sessions.first)
+        #expect((first.value(forKey: "persons") as? [ManagedObject])?.count == 1)
+        #expect(first.objects(forKey: "notes").compactMap { $0.value(forKey: "text") as? String } == ["bring a laptop"])
+        // One query for the first session's two lists (the note's row is one more).
+        #expect(log.rowQueries == 2)
+    }
+
+    /// A list whose owner's record is gone from the store when it is first used reads as empty.
+    @Test func aListWhoseRecordIsGoneReadsEmpty() throws {
+        let (fixture, _) = try populated()
+        let context = fixture.context()
+        let sessions = try sessionsWithRooms(context)
+        let r1 = try #require(sessions["s001"]?.value(forKey: "room") as? ManagedObject)
+        #expect(r1.value(forKey: "name") as? String == "R1")
+        let other = fixture.context()
+        let rooms = FetchRequest(entityName: "Room")
+        rooms.predicate = try ObjectPredicate(format: "name == 'R1'")
+        other.delete(try #require(try other.fetch(rooms).first))
+        try other.save()
+        #expect(r1.objects(forKey: "sessions").isEmpty)
+    }
+
     /// A further hop through the destinations' lists reads them with the rows, and a fault read earlier without
     /// them is read again for it.
     @Test func aHopThroughTheListsReadsThemWithTheRows() throws {
