@@ -107,6 +107,19 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// ``isCanonical(_:)`` for the value at `index` of a ``SlotView``, read in place.
+    func isCanonical(at index: Int, in view: SlotView) -> Bool {
+        switch self {
+        case .integer16, .integer32:
+            guard view.typeIdentifier(at: index) == ObjectIdentifier(Int.self), let range = integerRange else {
+                return false
+            }
+            return range.contains(view.value(at: index, as: Int.self))
+        case .transformable, .undefined: return true
+        default: return view.typeIdentifier(at: index) == canonicalTypeIdentifier
+        }
+    }
+
     /// The type of the value in an existential, read from the existential itself (which `type(of:)` asks the
     /// runtime for): an existential passed here is opened, and `T` is the type of its value.
     @inline(__always)

@@ -104,9 +104,13 @@ extension ManagedObject {
         guard let snapshot else { return }
         let start = list.count
         let current = slots
-        forEachCandidateSlot { index in
-            if !Self.slotValuesEqual(current[index], snapshot[index]) { list.append(index) }
-            return true
+        current.withSlotView { now in
+            snapshot.withSlotView { then in
+                forEachCandidateSlot { index in
+                    if !Self.slotValuesEqual(current, now, snapshot, then, at: index) { list.append(index) }
+                    return true
+                }
+            }
         }
         assert(
             list[start...].elementsEqual(slots.indices.filter { !Self.slotValuesEqual(slots[$0], snapshot[$0]) }),
@@ -116,10 +120,15 @@ extension ManagedObject {
     /// Whether some slot differs from the snapshot (``changedSlots()`` is not empty), without listing them.
     var hasChangedSlots: Bool {
         guard let snapshot else { return false }
+        let current = slots
         var found = false
-        forEachCandidateSlot { index in
-            found = !Self.slotValuesEqual(slots[index], snapshot[index])
-            return !found
+        current.withSlotView { now in
+            snapshot.withSlotView { then in
+                forEachCandidateSlot { index in
+                    found = !Self.slotValuesEqual(current, now, snapshot, then, at: index)
+                    return !found
+                }
+            }
         }
         return found
     }
@@ -152,6 +161,15 @@ extension ManagedObject {
 
     /// Marks every slot as written since the snapshot (values written wholesale, or a new snapshot put under them).
     func touchEverySlot() { touchedSlots |= Self.everySlotTouched }
+
+    /// ``slotValuesEqual(_:_:)`` for the values at `index` of two arrays of slots, read in place through their
+    /// views when they are nil or of an inline type.
+    @inline(__always)
+    private static func slotValuesEqual(
+        _ lhs: [Any?], _ lhsView: SlotView, _ rhs: [Any?], _ rhsView: SlotView, at index: Int
+    ) -> Bool {
+        SlotView.valuesEqual(lhsView, rhsView, at: index) ?? slotValuesEqual(lhs[index], rhs[index])
+    }
 
     static func slotValuesEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
         if let lhs, let rhs, let equal = sameTypeValuesEqual(lhs, rhs) { return equal }
@@ -432,8 +450,17 @@ extension ManagedObject {
         guard snapshot == nil, !isInsertedFlag else { return }
         // Only to-many slots hold storage that changes in place: casting every slot to find them was most of the
         // time a child's save spent setting its changes on the parent's objects.
-        var copy = slots
-        for index in slotLayout.toManySlots {
+        let toManySlots = slotLayout.toManySlots
+        if toManySlots.isEmpty {
+            // The current buffer becomes the snapshot (it may be shared with a record), and the object writes to a
+            // copy made now, faster than the copy-on-write copy the first write would make (see `SlotView`).
+            snapshot = slots
+            slots = slots.copyingSlots()
+            touchedSlots = 0
+            return
+        }
+        var copy = slots.copyingSlots()
+        for index in toManySlots {
             if let storage = copy[index] as? ToManyStorage { copy[index] = storage.copy() }
         }
         snapshot = copy

@@ -290,16 +290,23 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         let count = layout.properties.count
         // Subclasses may override validateValue(_:forKey:), so only plain objects take the short way for values
         // that cannot fail: nil or the canonical type for an attribute without other rules.
+        // Those are found first, reading the slots in place (see `SlotView`); the others are validated after.
         let isPlain = type(of: self) == ManagedObject.self
-        var errors: [ValidationError] = []
-        for index in 0..<count {
-            if isPlain, let isOptional = layout.typeOnlyOptionality[index], let type = layout.attributeTypes[index] {
-                if let value = slots[index] {
-                    if type.isCanonical(value) { continue }
-                } else if isOptional {
-                    continue
+        var others: [Int] = []
+        slots.withSlotView { view in
+            let optionality = layout.typeOnlyOptionality
+            let types = layout.attributeTypes
+            for index in 0..<count {
+                if isPlain, let isOptional = optionality[index], let type = types[index] {
+                    if view.typeIdentifier(at: index) == nil ? isOptional : type.isCanonical(at: index, in: view) {
+                        continue
+                    }
                 }
+                others.append(index)
             }
+        }
+        var errors: [ValidationError] = []
+        for index in others {
             let plain: Any?
             switch layout.kinds[index] {
             case .other: continue  // fetched properties
