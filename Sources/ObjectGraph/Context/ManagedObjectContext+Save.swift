@@ -124,8 +124,8 @@ extension ManagedObjectContext {
     /// The objects ``updatedObjects`` holds, in the order they changed, with their changed slots.
     func updatedObjectsAndSlots() -> Updates {
         var updates = Updates()
-        for object in changed.objects where !object.isInsertedFlag && !object.isDeletedFlag {
-            updates.addIfChanged(object)
+        changed.forEachObject { object in
+            if !object.isInsertedFlag && !object.isDeletedFlag { updates.addIfChanged(object) }
         }
         return updates
     }

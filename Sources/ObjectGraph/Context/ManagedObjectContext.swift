@@ -18,6 +18,7 @@ public final class ManagedObjectContext {
     /// What a save does when objects changed in the store since the context read them.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for ``undo()``. Turn it off for bulk imports.
+    @exclusivity(unchecked)
     public var isUndoRegistrationEnabled = true {
         didSet { link.recordsUndo = isRecordingUndo }
     }
@@ -48,14 +49,20 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
     var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
+    // The undo state is read and written for every value set (each change records an operation): unchecked like
+    // the lists above, for the same reasons; its mutations (appends, removals) call nothing outside the arrays.
+    @exclusivity(unchecked)
     var undoStack: [UndoGroup] = []
+    @exclusivity(unchecked)
     var redoStack: [UndoGroup] = []
+    @exclusivity(unchecked)
     var openGroup: [UndoOperation] = []
     /// The action name given to the open group (see ``setActionName(_:)``).
     var openActionName = ""
     /// The links of the child contexts made on this one, so that the permanent IDs a save gives reach them; a
     /// link whose context went away is dropped when the next child is made.
     var childLinks: [Link] = []
+    @exclusivity(unchecked)
     var isApplyingUndo = false {
         didSet { link.recordsUndo = isRecordingUndo }
     }
@@ -64,6 +71,7 @@ public final class ManagedObjectContext {
     /// Counts the changes that may change which saved objects are updated, and how: a value of a saved object
     /// noted as changed (``noteChanged(_:notify:)``), an insertion, a deletion. A save finds its updated objects
     /// once and looks again only when this moved (a `willSave()` or a derived attribute changed something).
+    @exclusivity(unchecked)
     var changeGeneration = 0
     /// The values objects held when ``ManagedObject/willChangeValue(forKey:)`` was called, by object and slot, until
     /// the matching ``ManagedObject/didChangeValue(forKey:)`` records them for undo.
@@ -139,7 +147,7 @@ public final class ManagedObjectContext {
 
     /// Whether the context holds unsaved changes.
     public var hasChanges: Bool {
-        !inserted.isEmpty || !deleted.isEmpty || changed.objects.contains { $0.isUpdated }
+        !inserted.isEmpty || !deleted.isEmpty || changed.contains { $0.isUpdated }
     }
 
     /// Objects inserted and not yet saved.
@@ -541,5 +549,18 @@ struct PositionedObjectList {
     /// The objects in the order they were added.
     var objects: [ManagedObject] {
         items.count == count ? items.map { $0! } : items.compactMap { $0 }
+    }
+
+    /// Whether an object satisfies `predicate`, asked in order, without making the array ``objects`` makes.
+    /// `predicate` must not change the list.
+    func contains(where predicate: (ManagedObject) -> Bool) -> Bool {
+        for case let object? in items where predicate(object) { return true }
+        return false
+    }
+
+    /// Calls `body` with each object in order, without making the array ``objects`` makes. `body` must not change
+    /// the list.
+    func forEachObject(_ body: (ManagedObject) -> Void) {
+        for case let object? in items { body(object) }
     }
 }
