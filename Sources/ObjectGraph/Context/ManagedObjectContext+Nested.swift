@@ -163,8 +163,13 @@ extension ManagedObjectContext {
         for (position, target) in targets.enumerated() {
             let object = updatedObjects[position]
             let kinds = object.slotLayout.kinds
-            for index in updates.slots(at: position) where !kinds[index].isFetched {
-                target.setValueTracked(parent.counterpart(of: object.slots[index], kind: kinds[index]), slot: index)
+            for index in updates.slots(at: position) {
+                switch kinds[index] {
+                case .attribute: target.setValueTracked(object.slots.copyOfSlot(index), slot: index)
+                case .toOne, .toMany:
+                    target.setValueTracked(parent.counterpart(of: object.slots[index], kind: kinds[index]), slot: index)
+                case .other: continue  // fetched properties
+                }
             }
         }
         // The parent's delete rules may delete more there: siblings that merge automatically hear of those too.

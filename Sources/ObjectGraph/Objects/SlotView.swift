@@ -43,6 +43,21 @@ struct SlotView {
         return base.unsafelyUnwrapped.load(fromByteOffset: index &* Self.stride, as: T.self)
     }
 
+    /// A copy of the value at `index` when it is nil or of one of the inline types, made as that type (no witness
+    /// table); `nil` for values of other types, which the caller copies from the array.
+    @inline(__always)
+    func copy(at index: Int) -> Any?? {
+        switch typeIdentifier(at: index) {
+        case nil: .some(nil)
+        case ObjectIdentifier(Int.self): value(at: index, as: Int.self)
+        case ObjectIdentifier(String.self): value(at: index, as: String.self)
+        case ObjectIdentifier(Double.self): value(at: index, as: Double.self)
+        case ObjectIdentifier(Date.self): value(at: index, as: Date.self)
+        case ObjectIdentifier(Bool.self): value(at: index, as: Bool.self)
+        default: nil
+        }
+    }
+
     /// Whether the values at `index` in two views are equal, when both are nil or of one of the inline types;
     /// `nil` (undecided) for values of other types, which the caller compares as values.
     @inline(__always)
@@ -88,6 +103,12 @@ extension Array where Element == Any? {
             }
         }
         return copy
+    }
+
+    /// `self[index]`, copied as ``copyingSlots()`` copies each value.
+    @inline(__always)
+    func copyOfSlot(_ index: Int) -> Any? {
+        withSlotView { view in view.copy(at: index) } ?? self[index]
     }
 
     /// Calls `body` with a view of the array's values (see ``SlotView``); the view is valid only inside `body`.
