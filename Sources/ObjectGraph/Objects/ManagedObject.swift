@@ -291,25 +291,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         // Subclasses may override validateValue(_:forKey:), so only plain objects take the short way for values
         // that cannot fail: nil or the canonical type for an attribute without other rules.
         // Those are found first, reading the slots in place (see `SlotView`); the others are validated after.
-        let isPlain = type(of: self) == ManagedObject.self
-        var others: [Int] = []
-        slots.withSlotView { view in
-            let optionality = layout.typeOnlyOptionality
-            let types = layout.attributeTypes
-            for index in 0..<count {
-                if isPlain, let isOptional = optionality[index], let type = types[index] {
-                    if view.typeIdentifier(at: index) == nil ? isOptional : type.isCanonical(at: index, in: view) {
-                        continue
-                    }
-                }
-                others.append(index)
-            }
-        }
         var errors: [ValidationError] = []
-        for index in others {
+        func validate(_ index: Int) {
             let plain: Any?
             switch layout.kinds[index] {
-            case .other: continue  // fetched properties
+            case .other: return  // fetched properties
             case .toMany:
                 let value = slots[index]
                 plain = (value as? ToManyStorage).map { $0.objects as Any } ?? value
@@ -324,6 +310,24 @@ open class ManagedObject: Hashable, CustomStringConvertible {
                 errors.append(validationError(.custom, key: name, text: "\(error)"))
             }
         }
+        guard type(of: self) == ManagedObject.self else {
+            for index in 0..<count { validate(index) }
+            return errors
+        }
+        var others: [Int] = []
+        slots.withSlotView { view in
+            let optionality = layout.typeOnlyOptionality
+            let types = layout.attributeTypes
+            for index in 0..<count {
+                if let isOptional = optionality[index], let type = types[index] {
+                    if view.typeIdentifier(at: index) == nil ? isOptional : type.isCanonical(at: index, in: view) {
+                        continue
+                    }
+                }
+                others.append(index)
+            }
+        }
+        for index in others { validate(index) }
         return errors
     }
 }
