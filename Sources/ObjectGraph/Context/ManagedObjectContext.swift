@@ -18,7 +18,6 @@ public final class ManagedObjectContext {
     /// What a save does when objects changed in the store since the context read them.
     public var mergePolicy: MergePolicy = .error
     /// Whether changes are recorded for ``undo()``. Turn it off for bulk imports.
-    @exclusivity(unchecked)
     public var isUndoRegistrationEnabled = true {
         didSet { link.recordsUndo = isRecordingUndo }
     }
@@ -49,20 +48,14 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked)
     var deletedWhileInserted = ObjectList()
     var assignedStores: [ObjectIdentifier: PersistentStore] = [:]
-    // The undo state is read and written for every value set (each change records an operation): unchecked like
-    // the lists above, for the same reasons; its mutations (appends, removals) call nothing outside the arrays.
-    @exclusivity(unchecked)
     var undoStack: [UndoGroup] = []
-    @exclusivity(unchecked)
     var redoStack: [UndoGroup] = []
-    @exclusivity(unchecked)
     var openGroup: [UndoOperation] = []
     /// The action name given to the open group (see ``setActionName(_:)``).
     var openActionName = ""
     /// The links of the child contexts made on this one, so that the permanent IDs a save gives reach them; a
     /// link whose context went away is dropped when the next child is made.
     var childLinks: [Link] = []
-    @exclusivity(unchecked)
     var isApplyingUndo = false {
         didSet { link.recordsUndo = isRecordingUndo }
     }
@@ -71,7 +64,6 @@ public final class ManagedObjectContext {
     /// Counts the changes that may change which saved objects are updated, and how: a value of a saved object
     /// noted as changed (``noteChanged(_:notify:)``), an insertion, a deletion. A save finds its updated objects
     /// once and looks again only when this moved (a `willSave()` or a derived attribute changed something).
-    @exclusivity(unchecked)
     var changeGeneration = 0
     /// The values objects held when ``ManagedObject/willChangeValue(forKey:)`` was called, by object and slot, until
     /// the matching ``ManagedObject/didChangeValue(forKey:)`` records them for undo.
