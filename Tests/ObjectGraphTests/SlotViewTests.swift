@@ -53,6 +53,32 @@ struct SlotViewTests {
         }
     }
 
+    @Test func identicalValuesAreTheSameBitsNotOnlyEqualOnes() {
+        let long = "a string far too long to be stored in a small string's sixteen bytes"
+        let sameStorage = long
+        let otherStorage = String(decoding: Array(long.utf8), as: UTF8.self)
+        let nan = Double.nan
+        let lhs: [Any?] = [
+            nil, nil, 1, 0.0, nan, "é", "x", long, long, true, Date(timeIntervalSince1970: 5), 1, Int32(1),
+            Reference(),
+        ]
+        let rhs: [Any?] = [
+            nil, 1, 1, -0.0, nan, "e\u{301}", "x", sameStorage, otherStorage, true, Date(timeIntervalSince1970: 5),
+            1.0, Int32(1), Reference(),
+        ]
+        #expect(otherStorage == long)
+        // NaN is the same bits though not equal; equal strings in other storage are not the same bits; values of
+        // other types (Int32, a class) are never called identical.
+        let expected = [true, false, true, false, true, false, true, true, false, true, true, false, false, false]
+        lhs.withSlotView { left in
+            rhs.withSlotView { right in
+                for index in lhs.indices {
+                    #expect(SlotView.valuesIdentical(left, right, at: index) == expected[index], "slot \(index)")
+                }
+            }
+        }
+    }
+
     @Test func aCopyHoldsEqualValuesInABufferOfItsOwn() throws {
         let values = Self.values()
         var copy = values.copyingSlots()

@@ -163,6 +163,12 @@ extension ManagedObjectContext {
         for (position, target) in targets.enumerated() {
             let object = updatedObjects[position]
             let kinds = object.slotLayout.kinds
+            // The child's snapshot holds the values the parent's object has unless the parent changed it since:
+            // its buffer, freed when the child settles, becomes the parent's slots, so the push neither copies the
+            // parent's values for its snapshot nor frees the child's (a third of a child's save).
+            var childSnapshot: [Any?]? = nil
+            swap(&childSnapshot, &object.snapshot)
+            target.captureSnapshot(reusing: consume childSnapshot)
             for index in updates.slots(at: position) {
                 switch kinds[index] {
                 case .attribute: target.setValueTracked(object.slots.copyOfSlot(index), slot: index)

@@ -467,6 +467,38 @@ extension ManagedObject {
         touchedSlots = 0
     }
 
+    /// ``captureSnapshot()``, writing the object's values from now on into `buffer`, an array of as many slots that
+    /// nothing else holds (a child's snapshot of the same object, which a push would free), instead of a new copy.
+    /// Slots of `buffer` that do not hold this object's value already (the same bits, see
+    /// `SlotView.valuesIdentical`) get it. Objects with to-many slots take the
+    /// usual way: their snapshots copy the lists' storage.
+    func captureSnapshot(reusing buffer: consuming [Any?]?) {
+        if storage == .fault { fireFault() }
+        guard snapshot == nil, !isInsertedFlag else { return }
+        guard var buffer, buffer.count == slots.count, buffer.count <= 64, slotLayout.toManySlots.isEmpty else {
+            captureSnapshot()
+            return
+        }
+        // One pass over both views for the slots whose values differ, then those copied.
+        var differing: UInt64 = slots.withSlotView { mine in
+            buffer.withSlotView { theirs in
+                var differing: UInt64 = 0
+                for index in 0..<mine.count where !SlotView.valuesIdentical(mine, theirs, at: index) {
+                    differing |= 1 << UInt64(index)
+                }
+                return differing
+            }
+        }
+        while differing != 0 {
+            let index = differing.trailingZeroBitCount
+            buffer[index] = slots[index]
+            differing &= differing - 1
+        }
+        snapshot = slots
+        slots = buffer
+        touchedSlots = 0
+    }
+
     // MARK: Fetched properties
 
     func fetchedValue(_ property: FetchedPropertyDescription) -> [ManagedObject] {

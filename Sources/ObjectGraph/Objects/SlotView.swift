@@ -58,6 +58,37 @@ struct SlotView {
         }
     }
 
+    /// Whether the values at `index` in two views are the same value in the same representation: both nil, or of the
+    /// same inline type with the same bits (a `Double`'s bit pattern, so `-0.0` is not `0.0`; a `String`'s two
+    /// words, so equal strings in other storage or another normalization are not the same). `false` for values of
+    /// other types, which the caller does not compare.
+    @inline(__always)
+    static func valuesIdentical(_ lhs: SlotView, _ rhs: SlotView, at index: Int) -> Bool {
+        let type = lhs.typeIdentifier(at: index)
+        guard type == rhs.typeIdentifier(at: index) else { return false }
+        switch type {
+        case nil: return true
+        case ObjectIdentifier(Int.self): return lhs.value(at: index, as: Int.self) == rhs.value(at: index, as: Int.self)
+        case ObjectIdentifier(Double.self):
+            return lhs.value(at: index, as: Double.self).bitPattern == rhs.value(at: index, as: Double.self).bitPattern
+        case ObjectIdentifier(Date.self):
+            return lhs.value(at: index, as: Date.self).timeIntervalSinceReferenceDate.bitPattern
+                == rhs.value(at: index, as: Date.self).timeIntervalSinceReferenceDate.bitPattern
+        case ObjectIdentifier(Bool.self):
+            return lhs.value(at: index, as: Bool.self) == rhs.value(at: index, as: Bool.self)
+        case ObjectIdentifier(String.self):
+            return lhs.stringWords(at: index) == rhs.stringWords(at: index)
+        default: return false
+        }
+    }
+
+    /// The two words of the `String` at `index`, read without retaining its storage.
+    @inline(__always)
+    private func stringWords(at index: Int) -> SIMD2<UInt64> {
+        precondition(MemoryLayout<String>.size == MemoryLayout<SIMD2<UInt64>>.size, "unexpected String layout")
+        return base.unsafelyUnwrapped.loadUnaligned(fromByteOffset: index &* Self.stride, as: SIMD2<UInt64>.self)
+    }
+
     /// Whether the values at `index` in two views are equal, when both are nil or of one of the inline types;
     /// `nil` (undecided) for values of other types, which the caller compares as values.
     @inline(__always)
