@@ -58,7 +58,7 @@ enum ComparisonFastPath {
         switch op {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             if let string = constant as? String {
-                if !folding { return (StringOrder.test(op, string) ?? ordered(string, op)).map(Kernel.string) }
+                if !folding { return StringOrder.test(op, string).map(Kernel.string) ?? .string { holds(op, $0, string) } }
                 if op == .equalTo || op == .notEqualTo {
                     let folded = StringFolding.fold(string, options)
                     let equal = op == .equalTo
@@ -66,9 +66,11 @@ enum ComparisonFastPath {
                 }
                 return nil
             }
-            if let integer = constant as? Int { return ordered(integer, op).map(Kernel.int) }
-            if let double = constant as? Double, !double.isNaN { return ordered(double, op).map(Kernel.double) }
-            if let date = constant as? Date { return ordered(date, op).map(Kernel.date) }
+            // Each closure is made here, where its type is concrete: made by a generic function it is kept in
+            // its most general form and called through reabstraction thunks, at every row of a column scan.
+            if let integer = constant as? Int { return .int { holds(op, $0, integer) } }
+            if let double = constant as? Double, !double.isNaN { return .double { holds(op, $0, double) } }
+            if let date = constant as? Date { return .date { holds(op, $0, date) } }
             return nil
         case .beginsWith, .endsWith, .like, .matches, .contains:
             guard let pattern = constant as? String else { return nil }
@@ -95,16 +97,17 @@ enum ComparisonFastPath {
         }
     }
 
-    /// `==`, `!=`, `<`, `<=`, `>`, `>=` against a constant of a `Comparable` type.
-    static func ordered<T: Comparable>(_ constant: T, _ op: ComparisonOperator) -> ((T) -> Bool)? {
+    /// `lhs OP rhs` for `==`, `!=`, `<`, `<=`, `>`, `>=` (`op` is one of them).
+    @inline(__always)
+    static func holds<T: Comparable>(_ op: ComparisonOperator, _ lhs: T, _ rhs: T) -> Bool {
         switch op {
-        case .equalTo: { $0 == constant }
-        case .notEqualTo: { $0 != constant }
-        case .lessThan: { $0 < constant }
-        case .lessThanOrEqualTo: { $0 <= constant }
-        case .greaterThan: { $0 > constant }
-        case .greaterThanOrEqualTo: { $0 >= constant }
-        default: nil
+        case .equalTo: lhs == rhs
+        case .notEqualTo: lhs != rhs
+        case .lessThan: lhs < rhs
+        case .lessThanOrEqualTo: lhs <= rhs
+        case .greaterThan: lhs > rhs
+        case .greaterThanOrEqualTo: lhs >= rhs
+        default: false
         }
     }
 

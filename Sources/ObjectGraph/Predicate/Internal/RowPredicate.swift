@@ -45,7 +45,19 @@ final class PredicateColumn: @unchecked Sendable {  // immutable once made; `val
 }
 
 /// A predicate as a test of rows by position (see ``PredicateColumn``).
-typealias RowTest = (Int) throws -> Bool
+///
+/// A struct around the closure, not the closure type itself: a closure kept in an optional, an array or a
+/// dictionary is stored in its most general form, and was called through two reabstraction thunks at every row
+/// and at every level of a compound predicate (callgrind: most of an in-memory predicate fetch's scan). A
+/// struct keeps the closure as it is wherever it is stored.
+struct RowTest {
+    private let test: (Int) throws -> Bool
+
+    init(_ test: @escaping (Int) throws -> Bool) { self.test = test }
+
+    @inline(__always)
+    func callAsFunction(_ row: Int) throws -> Bool { try test(row) }
+}
 
 extension PredicateCompiler {
     /// The keys a predicate reads, when it is made only of AND, OR, NOT, TRUEPREDICATE, FALSEPREDICATE and
@@ -77,11 +89,11 @@ extension PredicateCompiler {
         -> RowTest?
     {
         switch node {
-        case .true: return { _ in true }
-        case .false: return { _ in false }
+        case .true: return RowTest { _ in true }
+        case .false: return RowTest { _ in false }
         case .not(let operand):
             guard let inner = try compileRows(operand, columns: columns, depth: depth + 1) else { return nil }
-            return { row in try !inner(row) }
+            return RowTest { row in try !inner(row) }
         case .and(let operands), .or(let operands):
             var parts: [RowTest] = []
             for operand in operands {
@@ -97,14 +109,20 @@ extension PredicateCompiler {
             let test = try ComparisonFastPath.make(op, constant: constant, options: options,
                                                    name: PredicateFormatter.format(left))
             let read = column.value
-            let slow: RowTest = { row in try test(read(row)) }
+            let slow = RowTest { row in try test(read(row)) }
             guard let constant, let kernel = try ComparisonFastPath.kernel(op, constant: constant, options: options)
             else { return slow }
+            // Written out per type rather than by a generic function, which would keep the kernel in its most
+            // general form and call it through a reabstraction thunk at every row.
             switch (kernel, column.values) {
-            case (.string(let kernel), .string(let values)): return Self.rowTest(values, kernel, slow: slow)
-            case (.int(let kernel), .int(let values)): return Self.rowTest(values, kernel, slow: slow)
-            case (.double(let kernel), .double(let values)): return Self.rowTest(values, kernel, slow: slow)
-            case (.date(let kernel), .date(let values)): return Self.rowTest(values, kernel, slow: slow)
+            case (.string(let kernel), .string(let values)):
+                return RowTest { row in if let value = values[row] { kernel(value) } else { try slow(row) } }
+            case (.int(let kernel), .int(let values)):
+                return RowTest { row in if let value = values[row] { kernel(value) } else { try slow(row) } }
+            case (.double(let kernel), .double(let values)):
+                return RowTest { row in if let value = values[row] { kernel(value) } else { try slow(row) } }
+            case (.date(let kernel), .date(let values)):
+                return RowTest { row in if let value = values[row] { kernel(value) } else { try slow(row) } }
             default: return slow
             }
         }
@@ -113,25 +131,16 @@ extension PredicateCompiler {
     /// AND (`all`) or OR of row tests, short-circuiting in order as the object evaluator does.
     private static func combining(_ parts: [RowTest], all: Bool) -> RowTest {
         switch parts.count {
-        case 0: return { _ in all }
+        case 0: return RowTest { _ in all }
         case 1: return parts[0]
         case 2:
             let (a, b) = (parts[0], parts[1])
-            return all ? { row in try a(row) && b(row) } : { row in try a(row) || b(row) }
+            return all ? RowTest { row in try a(row) && b(row) } : RowTest { row in try a(row) || b(row) }
         default:
-            return { row in
+            return RowTest { row in
                 for part in parts where try part(row) != all { return !all }
                 return all
             }
-        }
-    }
-
-    private static func rowTest<T>(_ values: [T?], _ kernel: @escaping (T) -> Bool, slow: @escaping RowTest)
-        -> RowTest
-    {
-        { row in
-            if let value = values[row] { return kernel(value) }
-            return try slow(row)
         }
     }
 }
