@@ -5,6 +5,52 @@ import Testing
 
 @Suite("Predicate API")
 struct PredicateAPITests {
+    /// AND and OR of one to six comparisons, built with the API (parsing nests them two by two), answer as the
+    /// parts do: evaluated over dictionaries (compiled closures, kept apart up to three parts and in a list
+    /// beyond) and by an in-memory store's fetch of 64 objects (row tests over columns).
+    @Test func compoundsOfEveryWidthAnswerAsTheirParts() throws {
+        let thresholds = [3, 10, 20, 40, 50, 60]
+        /// Part `index` over dictionaries (`n`, `m`) or over sessions (`duration` is `n`; `m` is 63 - `n`).
+        func part(_ index: Int, stored: Bool) throws -> ObjectPredicate {
+            let threshold = thresholds[index]
+            if index.isMultiple(of: 2) {
+                return try ObjectPredicate(format: stored ? "duration >= %d" : "n >= %d", threshold)
+            }
+            return try ObjectPredicate(format: stored ? "duration > %d" : "m < %d", stored ? 63 - threshold : threshold)
+        }
+        func holds(_ index: Int, n: Int, m: Int) -> Bool {
+            index.isMultiple(of: 2) ? n >= thresholds[index] : m < thresholds[index]
+        }
+        let fixture = Fixture()
+        try fixture.addStore()
+        let context = fixture.context()
+        for n in 0..<64 { context.makeSession("s\(n)").setValue(n, forKey: "duration") }
+        try context.save()
+        let values = (0..<64).map { n in (n: n, m: 63 - n) }
+        for width in 1...6 {
+            for all in [true, false] {
+                func compound(stored: Bool) throws -> ObjectPredicate {
+                    let parts = try (0..<width).map { try part($0, stored: stored) }
+                    return all ? .and(parts) : .or(parts)
+                }
+                let label = "\(width) parts, \(all ? "AND" : "OR")"
+                let expected = values.filter { value in
+                    all ? (0..<width).allSatisfy { holds($0, n: value.n, m: value.m) }
+                        : (0..<width).contains { holds($0, n: value.n, m: value.m) }
+                }.map(\.n)
+                #expect(!expected.isEmpty && expected.count < 64, "\(label)")
+                let predicate = try compound(stored: false)
+                let evaluated = try values.filter { try predicate.evaluate(with: ["n": $0.n, "m": $0.m]) }.map(\.n)
+                #expect(evaluated == expected, "\(label)")
+                let request = FetchRequest(entityName: "Session")
+                request.predicate = try compound(stored: true)
+                request.sortKeys = [SortKey("duration")]
+                let fetched = try context.fetch(request).compactMap { $0.value(forKey: "duration") as? Int }
+                #expect(fetched == expected, "\(label), fetched")
+            }
+        }
+    }
+
     /// The compiled form is made once and shared: threads evaluating a new predicate at the same time race to
     /// make it, one copy is kept, and every evaluation is right. A predicate that fails to compile fails each time.
     @Test func threadsRacingToCompileAPredicateAllEvaluateItRight() async throws {

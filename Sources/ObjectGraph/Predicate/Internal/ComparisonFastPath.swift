@@ -49,7 +49,9 @@ enum ComparisonFastPath {
             default: return slow
             }
         }
-        return try kernel(op, constant: constant, options: options)?.test(slow: slow) ?? slow
+        // Not `?? slow`: a closure passed through an optional comes out wrapped in reabstraction thunks.
+        if let kernel = try kernel(op, constant: constant, options: options) { return kernel.test(slow: slow) }
+        return slow
     }
 
     /// The typed kernel of `value OP constant`, or `nil` when every value takes the general path.
@@ -113,10 +115,10 @@ enum ComparisonFastPath {
 
     /// `key OP constant` as one closure for `String`, `Int`, `Double` and `Date` constants (no options);
     /// other value types go to `slow`, which gives the same results.
-    static func fused(key: String, _ op: ComparisonOperator, constant: Any?, slow: @escaping Test) -> BoolEvaluator? {
+    static func fused(key: String, _ op: ComparisonOperator, constant: Any?, slow: @escaping Test) -> StoredEvaluator? {
         if let value = constant as? String {
             guard let test = StringOrder.test(op, value) else { return fused(key: key, op, value, slow: slow) }
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? String { return test(x) }
                 return try slow(value)
@@ -129,48 +131,48 @@ enum ComparisonFastPath {
     }
 
     private static func fused<T: Comparable>(key: String, _ op: ComparisonOperator, _ constant: T, slow: @escaping Test)
-        -> BoolEvaluator?
+        -> StoredEvaluator?
     {
         switch op {
         case .equalTo:
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? T { return x == constant }
                 return try slow(value)
             }
         case .notEqualTo:
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? T { return x != constant }
                 return try slow(value)
             }
         case .lessThan:
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? T { return x < constant }
                 return try slow(value)
             }
         case .lessThanOrEqualTo:
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? T { return x <= constant }
                 return try slow(value)
             }
         case .greaterThan:
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? T { return x > constant }
                 return try slow(value)
             }
         case .greaterThanOrEqualTo:
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? T { return x >= constant }
                 return try slow(value)
             }
         case .beginsWith:
             guard let prefix = constant as? String else { return nil }
-            return { subject, _ in
+            return StoredEvaluator { subject, _ in
                 let value = try subject.value(forKey: key)
                 if let x = value as? String { return x.hasPrefix(prefix) }
                 return try slow(value)

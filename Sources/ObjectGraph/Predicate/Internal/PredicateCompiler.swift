@@ -8,6 +8,15 @@ struct EvaluationFrame {
 typealias BoolEvaluator = (EvaluationSubject, inout EvaluationFrame) throws -> Bool
 typealias ValueEvaluator = (EvaluationSubject, inout EvaluationFrame) throws -> Any?
 
+/// A ``BoolEvaluator`` to keep in an array or an optional. A closure kept there as it is would be stored in its
+/// most general form and called through two reabstraction thunks (callgrind: most of evaluating a predicate of
+/// three comparisons); in a struct it is stored as it is.
+struct StoredEvaluator {
+    let evaluate: BoolEvaluator
+
+    init(_ evaluate: @escaping BoolEvaluator) { self.evaluate = evaluate }
+}
+
 /// A compiled expression: a folded constant or a closure.
 enum CompiledValue {
     case constant(Any?)
@@ -51,42 +60,31 @@ struct PredicateCompiler {
         case .not(let operand):
             let inner = try compile(operand, depth: depth + 1)
             return { object, frame in try !inner(object, &frame) }
-        case .and(let operands):
-            let parts = try operands.map { try compile($0, depth: depth + 1) }
-            switch parts.count {
-            case 0: return { _, _ in true }
-            case 1: return parts[0]
+        case .and(let operands), .or(let operands):
+            var all = false
+            if case .and = node { all = true }
+            // Up to three parts are held as closures of their own, more in an array of `StoredEvaluator`s: a
+            // closure kept in an array (or an optional) as it is would be stored in its most general form and
+            // called through two reabstraction thunks.
+            switch operands.count {
+            case 0: return { _, _ in all }
+            case 1: return try compile(operands[0], depth: depth + 1)
             case 2:
-                let (a, b) = (parts[0], parts[1])
-                return { object, frame in try a(object, &frame) && b(object, &frame) }
-            case 3:  // common enough to spare the loop's reference counting of each part
-                let (a, b, c) = (parts[0], parts[1], parts[2])
-                return { object, frame in try a(object, &frame) && b(object, &frame) && c(object, &frame) }
-            default:
-                return { object, frame in
-                    for part in parts {
-                        if try !part(object, &frame) { return false }
-                    }
-                    return true
-                }
-            }
-        case .or(let operands):
-            let parts = try operands.map { try compile($0, depth: depth + 1) }
-            switch parts.count {
-            case 0: return { _, _ in false }
-            case 1: return parts[0]
-            case 2:
-                let (a, b) = (parts[0], parts[1])
+                let a = try compile(operands[0], depth: depth + 1)
+                let b = try compile(operands[1], depth: depth + 1)
+                if all { return { object, frame in try a(object, &frame) && b(object, &frame) } }
                 return { object, frame in try a(object, &frame) || b(object, &frame) }
-            case 3:
-                let (a, b, c) = (parts[0], parts[1], parts[2])
+            case 3:  // common enough to spare the loop's reference counting of each part
+                let a = try compile(operands[0], depth: depth + 1)
+                let b = try compile(operands[1], depth: depth + 1)
+                let c = try compile(operands[2], depth: depth + 1)
+                if all { return { object, frame in try a(object, &frame) && b(object, &frame) && c(object, &frame) } }
                 return { object, frame in try a(object, &frame) || b(object, &frame) || c(object, &frame) }
             default:
+                let parts = try operands.map { StoredEvaluator(try compile($0, depth: depth + 1)) }
                 return { object, frame in
-                    for part in parts {
-                        if try part(object, &frame) { return true }
-                    }
-                    return false
+                    for part in parts where try part.evaluate(object, &frame) != all { return !all }
+                    return all
                 }
             }
         case .comparison(let left, let op, let right, let modifier, let options):
@@ -110,7 +108,7 @@ struct PredicateCompiler {
                     if !options.isFolding,
                         let fused = ComparisonFastPath.fused(key: key, op, constant: constant, slow: test)
                     {
-                        return fused
+                        return fused.evaluate
                     }
                     return { subject, _ in try test(try subject.value(forKey: key)) }
                 }
