@@ -35,8 +35,8 @@ struct PredicateAPITests {
                 }
                 let label = "\(width) parts, \(all ? "AND" : "OR")"
                 let expected = values.filter { value in
-                    all ? (0..<width).allSatisfy { holds($0, n: value.n, m: value.m) }
-                        : (0..<width).contains { holds($0, n: value.n, m: value.m) }
+                    let results = (0..<width).map { holds($0, n: value.n, m: value.m) }
+                    return all ? !results.contains(false) : results.contains(true)
                 }.map(\.n)
                 #expect(!expected.isEmpty && expected.count < 64, "\(label)")
                 let predicate = try compound(stored: false)

@@ -60,7 +60,10 @@ enum ComparisonFastPath {
         switch op {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             if let string = constant as? String {
-                if !folding { return StringOrder.test(op, string).map(Kernel.string) ?? .string { holds(op, $0, string) } }
+                if !folding {
+                    if let test = StringOrder.test(op, string) { return .string(test) }
+                    return .string { holds(op, $0, string) }
+                }
                 if op == .equalTo || op == .notEqualTo {
                     let folded = StringFolding.fold(string, options)
                     let equal = op == .equalTo
