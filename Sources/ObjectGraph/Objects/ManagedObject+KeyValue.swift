@@ -471,9 +471,10 @@ extension ManagedObject {
     /// nothing else holds (a child's snapshot of the same object, which a push would free), instead of a new copy.
     /// Slots of `buffer` that do not hold this object's value already (the same bits, see
     /// `SlotView.valuesIdentical`) get it. Objects with to-many slots take the
-    /// usual way: their snapshots copy the lists' storage.
+    /// usual way: their snapshots copy the lists' storage. The object is loaded: the push takes its objects from
+    /// `liveObject(for:)`, which fires faults.
     func captureSnapshot(reusing buffer: consuming [Any?]?) {
-        if storage == .fault { fireFault() }
+        assert(storage != .fault, "a fault's slots are no values to keep as a snapshot")
         guard snapshot == nil, !isInsertedFlag else { return }
         guard var buffer, buffer.count == slots.count, buffer.count <= 64, slotLayout.toManySlots.isEmpty else {
             captureSnapshot()
