@@ -190,4 +190,42 @@ struct UndoAcrossSavesTests {
         try parent.save()
         #expect(try fixture.context().all("Note").isEmpty)
     }
+
+    /// Undoing changes of an object that `refresh(_:mergeChanges: false)` turned back into a fault loads its saved
+    /// values first: the list change is undone against them (it crashed: the fault's lists were not there), and
+    /// the undone value is not overwritten when the fault fires later. Redo puts back what undo replaced (the
+    /// saved name, since the refresh discarded the change), as Core Data's undo manager registers the inverse.
+    @Test(arguments: [StoreKind.inMemory, .sqlite])
+    func undoReachesAnObjectRefreshedIntoAFault(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a", title: "Old")
+        let room = context.insertNewObject(forEntityName: "Room")
+        room.setValue("Hall", forKey: "name")
+        try context.save()
+        context.processPendingChanges()
+        session.setValue(room, forKey: "room")
+        room.setValue("Aula", forKey: "name")
+        context.processPendingChanges()
+        #expect(room.objects(forKey: "sessions") == [session])
+
+        context.refresh(room, mergeChanges: false)
+        #expect(room.isFault)
+        context.undo()
+        #expect(!room.isFault)
+        #expect(room.value(forKey: "name") as? String == "Hall")
+        #expect(room.objects(forKey: "sessions").isEmpty)
+        #expect(session.value(forKey: "room") == nil)
+        context.redo()
+        #expect(room.value(forKey: "name") as? String == "Hall")
+        #expect(session.value(forKey: "room") as? ManagedObject === room)
+        #expect(room.objects(forKey: "sessions") == [session])
+        try context.save()
+        let reader = fixture.context()
+        let saved = try reader.all("Room")
+        #expect(saved.map { $0.value(forKey: "name") as? String } == ["Hall"])
+        #expect(saved.first?.objects(forKey: "sessions").map { $0.value(forKey: "guid") as? String } == ["a"])
+    }
 }
+

@@ -114,6 +114,14 @@ extension ManagedObjectContext {
     /// whose insertion was saved is deleted (not simply dropped), and one whose deletion was saved is inserted again.
     private func apply(_ operation: UndoOperation, forward: Bool) -> UndoOperation {
         switch operation {
+        case .set(let object, _, _), .toManyInsert(let object, _, _, _), .toManyRemove(let object, _, _, _):
+            // The object may have been turned into a fault since (`refresh(_:mergeChanges: false)`): its values
+            // load first, so that they do not overwrite the undone one when it fires later.
+            if object.storage == .fault { object.fireFault() }
+        default:
+            break
+        }
+        switch operation {
         case .set(let object, let index, var other):
             object.captureSnapshot()
             swap(&object.slots[index], &other)
@@ -122,14 +130,15 @@ extension ManagedObjectContext {
             noteChanged(object, notify: true)
             return .set(object, index, other: other)
         case let .toManyInsert(object, index, target, position):
+            // A fault that could not load (its object is gone from the store) has no list to change.
+            guard let storage = object.slots[index] as? ToManyStorage else { return operation }
             object.captureSnapshot()
-            let storage = object.slots[index] as! ToManyStorage
             if forward { storage.insert(target, at: position) } else { storage.remove(target) }
             noteChanged(object, notify: true)
             return operation
         case let .toManyRemove(object, index, target, position):
+            guard let storage = object.slots[index] as? ToManyStorage else { return operation }
             object.captureSnapshot()
-            let storage = object.slots[index] as! ToManyStorage
             if forward { storage.remove(target) } else { storage.insert(target, at: position) }
             noteChanged(object, notify: true)
             return operation
