@@ -44,51 +44,82 @@ struct RecordReader {
         guard !lists.isEmpty, start < records.count else { return }
         let limit = try SQLiteStore.parameterLimit(of: connection)
         for list in lists {
-            var owners: [Int64] = []
-            var index: [Int64: Int] = [:]
-            for offset in start..<records.count where list.positions[entityNumbers[offset - start]] != nil {
-                let key = records[offset].objectID.referenceKey
-                if index.updateValue(offset, forKey: key) == nil { owners.append(key) }
+            // The owners' keys with their records' offsets, in key order, as the list queries return the rows: a
+            // walk along them finds each row's record without hashing its key. A key read twice keeps its last
+            // record (as the fetch's results do).
+            var owners: [(key: Int64, offset: Int, position: Int)] = []
+            owners.reserveCapacity(records.count - start)
+            // The list's position in the last entity's records (a fetch's rows are mostly of one entity).
+            var last: (entityNumber: Int64, position: Int?)?
+            for offset in start..<records.count {
+                let number = entityNumbers[offset - start]
+                let position: Int?
+                if let last, last.entityNumber == number {
+                    position = last.position
+                } else {
+                    position = list.positions[number]
+                    last = (number, position)
+                }
+                guard let position else { continue }
+                owners.append((records[offset].objectID.referenceKey, offset, position))
             }
             guard !owners.isEmpty else { continue }
-            owners.sort()
+            owners.sort { $0.key != $1.key ? $0.key < $1.key : $0.offset < $1.offset }
+            var unique = 0
+            for index in owners.indices {
+                let pair = owners[index]
+                if unique > 0, owners[unique - 1].key == pair.key {
+                    owners[unique - 1] = pair
+                } else {
+                    owners[unique] = pair
+                    unique += 1
+                }
+            }
+            owners.removeLast(owners.count - unique)
+            // One list's destinations gathered here, then copied into an array of their exact count.
+            var destinations: [ManagedObjectID] = []
             var first = 0
             while first < owners.count {
                 let statement: SQLiteStatement
-                let chunk: ArraySlice<Int64>
-                if owners[owners.count - 1] - owners[first] < 2 * Int64(owners.count - first) {
+                let chunk: ArraySlice<(key: Int64, offset: Int, position: Int)>
+                if owners[owners.count - 1].key - owners[first].key < 2 * Int64(owners.count - first) {
                     // Close keys (most of a table, as fetches read): one range, rows of other owners skipped.
                     chunk = owners[first...]
                     statement = try connection.prepare(list.select + " BETWEEN ? AND ?" + list.orderBy)
-                    try statement.bind(chunk.first!, at: 1)
-                    try statement.bind(chunk.last!, at: 2)
+                    try statement.bind(chunk.first!.key, at: 1)
+                    try statement.bind(chunk.last!.key, at: 2)
                 } else {
                     chunk = owners[first..<min(first + limit, owners.count)]
                     statement = try connection.prepare(
                         list.select + " IN (" + SQLiteStore.placeholders(for: chunk.count, limit: limit) + ")"
                             + list.orderBy)
                     var parameter: Int32 = 1
-                    for key in chunk {
-                        try statement.bind(key, at: parameter)
+                    for owner in chunk {
+                        try statement.bind(owner.key, at: parameter)
                         parameter += 1
                     }
                 }
                 first += chunk.count
                 defer { statement.reset() }
+                // The chunk's owner at or after the current row's (rows come in key order).
+                var cursor = chunk.startIndex
                 var owner: Int64?
-                var destinations: [ManagedObjectID] = []
                 func flush() {
-                    guard let owner, !destinations.isEmpty, let offset = index[owner],
-                        let position = list.positions[entityNumbers[offset - start]]
-                    else { return }
-                    records[offset].setRowValue(destinations, at: position)
+                    defer { destinations.removeAll(keepingCapacity: true) }
+                    guard let owner, !destinations.isEmpty else { return }
+                    while cursor < chunk.endIndex, owners[cursor].key < owner { cursor += 1 }
+                    guard cursor < chunk.endIndex, owners[cursor].key == owner else { return }
+                    let (offset, position) = (owners[cursor].offset, owners[cursor].position)
+                    var exact: [ManagedObjectID] = []
+                    exact.reserveCapacity(destinations.count)
+                    exact.append(contentsOf: destinations)
+                    records[offset].setRowValue(exact, at: position)
                 }
                 while try statement.step() == .row {
                     let key = statement.int64(at: 0)
                     if key != owner {
                         flush()
                         owner = key
-                        destinations = []
                     }
                     let number = statement.isNull(at: 2) ? list.destinationNumber : statement.int64(at: 2)
                     destinations.append(SQLRecordLayout.destination(

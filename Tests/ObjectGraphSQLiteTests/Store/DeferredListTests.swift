@@ -100,6 +100,44 @@ struct DeferredListTests {
         }
     }
 
+    /// A batch read of some objects gives exactly those the store holds, each as a read of its own gives it:
+    /// keys close together are read as one range whose other rows (objects not asked for, rows of another entity
+    /// in the same table) are skipped, keys far apart as a list; deleted objects are left out either way.
+    @Test func batchReadsOfSomeObjectsGiveExactlyThose() throws {
+        let fixture = Fixture(.sqlite)
+        let (store, ids) = try populated(fixture)
+        var single: [ManagedObjectID: String] = [:]
+        for id in ids { single[id] = describe(try #require(try store.record(for: id))) }
+        let sessions = ids.filter { $0.entityName == "Session" }.sorted { $0.referenceKey < $1.referenceKey }
+        // Deleted in the store: asked for, not returned.
+        let deleted = Array(sessions.suffix(4))
+        let context = fixture.context()
+        for id in deleted { context.delete(try context.existingObject(with: id)) }
+        try context.save()
+
+        let log = try StatementLog(store)
+        // Every other row of the sessions' table (keys close: one range, the rows between not returned, and
+        // enough rows for the lists to be read after them, again as a range over owners not all asked for),
+        // every third session (far apart: a list), every other row of the table's first forty.
+        let table = ids.filter { ["Session", "Workshop"].contains($0.entityName) }
+            .sorted { $0.referenceKey < $1.referenceKey }
+        let everyOther = table.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        #expect(everyOther.count >= SQLiteStore.fewestRowsForListQueries)
+        let everyThird = sessions.enumerated().filter { $0.offset % 3 == 0 }.map(\.element)
+        let mixed = table.prefix(40).enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        #expect(Set(mixed.map(\.entityName)) == ["Session", "Workshop"])
+        for (asked, range) in [(everyOther, true), (everyThird, false), (mixed, true)] {
+            log.reset()
+            let read = try store.records(for: asked)
+            let expected = Set(asked).subtracting(deleted)
+            #expect(read.count == expected.count)
+            #expect(Set(read.map(\.objectID)) == expected)
+            for record in read { #expect(describe(record) == single[record.objectID]) }
+            let rowQuery = try #require(log.statements.first { !$0.hasPrefix("SELECT l.") })
+            #expect(rowQuery.contains("BETWEEN") == range, "\(rowQuery)")
+        }
+    }
+
     /// The persons' order is the order they were set in, whichever way the lists are read; an owner without
     /// destinations has no value rather than an empty list.
     @Test func orderedListsKeepTheirOrderAndEmptyListsStayAbsent() throws {
