@@ -55,9 +55,7 @@ extension ManagedObjectContext {
                 slot = index
                 isToMany = relationship.isToMany
             }
-            for id in storedDestinationIDs(of: object, slot: slot, isToMany: isToMany) where seen.insert(id).inserted {
-                destinationIDs.append(id)
-            }
+            collectStoredDestinationIDs(of: object, slot: slot, isToMany: isToMany, into: &destinationIDs, seen: &seen)
         }
         let missing = destinationIDs.filter { id in
             // A child's parent holds new objects too, under temporary IDs.
@@ -88,33 +86,46 @@ extension ManagedObjectContext {
         return destinationIDs.map { object(with: $0) }
     }
 
-    /// The IDs a relationship of an object holds (the one at `slot`), read from its values or from the values its
-    /// fault keeps (without firing it); none for a fault without values. The value is cast only to what the
-    /// relationship's kind holds: a record keeps a to-one as an ID and a to-many as an array of IDs, an object a
-    /// to-one as an object and a to-many as its storage (whose IDs are read without making objects of them).
-    private func storedDestinationIDs(of object: ManagedObject, slot: Int, isToMany: Bool) -> [ManagedObjectID] {
+    /// Adds the IDs a relationship of an object holds (the one at `slot`) to `ids`, those not `seen` yet, read
+    /// from its values or from the values its fault keeps (without firing it); none for a fault without values.
+    /// The value is cast only to what the relationship's kind holds: a record keeps a to-one as an ID and a
+    /// to-many as an array of IDs, an object a to-one as an object and a to-many as its storage (whose IDs are
+    /// read without making objects of them). Collected in place: an array per object (one for each to-one)
+    /// cost an allocation each.
+    private func collectStoredDestinationIDs(
+        of object: ManagedObject, slot: Int, isToMany: Bool, into ids: inout [ManagedObjectID],
+        seen: inout Set<ManagedObjectID>
+    ) {
         switch object.storage {
         case .fault:
-            guard let kept = object.faultValues else { return [] }
+            guard let kept = object.faultValues else { return }
             // Read by position when the record is laid out by the entity's keys (a store read it whole), without
-            // hashing the key.
+            // hashing the key; cast from the record's own type, not through `Any`.
             let record = kept.record
             let layout = object.slotLayout
-            let value: Any?
+            let value: (any Sendable)?
             if let row = record.row(laidOutBy: layout.recordKeys) {
                 let position = layout.recordPositions[slot]
-                if position < 0 { value = nil } else { value = row[position] }
+                value = position < 0 ? nil : row[position]
             } else {
                 value = record[layout.properties[slot].name]
             }
-            if isToMany { return value as? [ManagedObjectID] ?? [] }
-            return (value as? ManagedObjectID).map { [$0] } ?? []
+            if isToMany {
+                guard let list = value as? [ManagedObjectID] else { return }
+                for id in list where seen.insert(id).inserted { ids.append(id) }
+            } else if let id = value as? ManagedObjectID, seen.insert(id).inserted {
+                ids.append(id)
+            }
         case .loaded:
             let value = object.slots[slot]
-            if isToMany { return (value as? ToManyStorage)?.objectIDs ?? [] }
-            return (value as? ManagedObject).map { [$0.objectID] } ?? []
+            if isToMany {
+                guard let storage = value as? ToManyStorage else { return }
+                for id in storage.objectIDs where seen.insert(id).inserted { ids.append(id) }
+            } else if let id = (value as? ManagedObject)?.objectID, seen.insert(id).inserted {
+                ids.append(id)
+            }
         case .invalid:
-            return []
+            return
         }
     }
 }

@@ -398,18 +398,14 @@ extension ManagedObject {
                 return nil
             }
         }
-        if layout.toManySlots.isEmpty {
-            // A fault of such an entity shares the entity's template (see `init(faultOf:objectID:in:)`): writing
-            // into its slots copied the template first (copy-on-write, each value through its witness table),
-            // then destroyed each copied value again, a quarter of firing the fault (callgrind). Its values go
-            // into a new array instead.
-            var filled: [Any?] = []
-            filled.reserveCapacity(layout.kinds.count)
-            for (index, kind) in layout.kinds.enumerated() { filled.append(slotValue(index, kind)) }
-            slots = filled
-        } else {
-            for (index, kind) in layout.kinds.enumerated() { slots[index] = slotValue(index, kind) }
-        }
+        // A fault shares the entity's template (see `init(faultOf:objectID:in:)`): writing into its slots copied
+        // the template first (copy-on-write, each value through its witness table), then destroyed each copied
+        // value again, a quarter of firing the fault (callgrind). The values go into a new array instead, for a
+        // loaded object too (its old values are released with the old array).
+        var filled: [Any?] = []
+        filled.reserveCapacity(layout.kinds.count)
+        for (index, kind) in layout.kinds.enumerated() { filled.append(slotValue(index, kind)) }
+        slots = filled
         self.version = record.version
         storage = .loaded
         faultBatch = nil

@@ -145,8 +145,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.entity = entity
         self.slotLayout = entity.layout
         self.objectID = objectID
-        // A fault shares the template until it fires: a fetch of many objects that are never read allocates none.
-        self.slots = slotLayout.toManySlots.isEmpty ? slotLayout.template : Self.initialSlots(of: slotLayout)
+        // A fault shares the template until it fires (its relationships' slots hold nil there, as a refreshed
+        // fault's do): a fetch of many objects that are never read allocates no slots, and firing writes a new
+        // array rather than replacing the empty lists of its own.
+        self.slots = slotLayout.template
         self.storage = .fault
         self.managedObjectContext = context
     }
@@ -167,6 +169,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Drops the object's related objects (and the values kept for saving and fetched properties, which may hold
     /// related objects too); its context calls this when it goes away, to break reference cycles.
     func releaseRelationships() {
+        // A fault holds no related objects: its slots are the template's or nils (and writing them would copy
+        // the shared template).
+        if storage == .fault {
+            snapshot = nil
+            if !fetchedPropertyCache.isEmpty { fetchedPropertyCache.removeAll() }
+            return
+        }
         let layout = slotLayout
         guard layout.hasRelationships || snapshot != nil || !fetchedPropertyCache.isEmpty else { return }
         for (index, kind) in layout.kinds.enumerated() {
