@@ -228,4 +228,3 @@ struct UndoAcrossSavesTests {
         #expect(saved.first?.objects(forKey: "sessions").map { $0.value(forKey: "guid") as? String } == ["a"])
     }
 }
-

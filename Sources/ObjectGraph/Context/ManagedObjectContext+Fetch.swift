@@ -48,13 +48,16 @@ extension ManagedObjectContext {
             let asFaults = request.returnsObjectsAsFaults
             registered.reserveCapacity(registered.count + results.count)
             let refreshes = request.shouldRefreshRefetchedObjects && withValues
+            var faultClass = lastFaultClass
             let objects = results.map { result in
                 if refreshes, let loaded = registered[result.objectID], isRefetchable(loaded) {
                     if let record = result.takeRecord() { refreshLoaded(loaded, from: record) }
                     return loaded
                 }
-                return materialize(result, withValues: withValues, asFault: asFaults, generation: generation)
+                return materialize(
+                    result, withValues: withValues, asFault: asFaults, generation: generation, faultClass: &faultClass)
             }
+            lastFaultClass = faultClass
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }
             return objects
         }
