@@ -227,4 +227,32 @@ struct UndoAcrossSavesTests {
         #expect(saved.map { $0.value(forKey: "name") as? String } == ["Hall"])
         #expect(saved.first?.objects(forKey: "sessions").map { $0.value(forKey: "guid") as? String } == ["a"])
     }
+
+    /// When the refreshed object is gone from the store by the time of the undo, it cannot load: its list change
+    /// is left alone (no crash), the other object's change is undone, and the save that follows brings back
+    /// neither the deleted object nor the relationship.
+    @Test func undoOfAnObjectDeletedFromTheStoreSinceLeavesItsListAlone() throws {
+        let fixture = Fixture(.sqlite)
+        try fixture.addStore()
+        let context = fixture.context()
+        let session = context.makeSession("a", title: "Old")
+        let room = context.insertNewObject(forEntityName: "Room")
+        room.setValue("Hall", forKey: "name")
+        try context.save()
+        context.processPendingChanges()
+        session.setValue(room, forKey: "room")
+        context.processPendingChanges()
+        context.refresh(room, mergeChanges: false)
+        let other = fixture.context()
+        other.delete(try other.existingObject(with: room.objectID))
+        try other.save()
+
+        context.undo()
+        #expect(room.isInvalid)
+        #expect(session.value(forKey: "room") == nil)
+        try context.save()
+        let reader = fixture.context()
+        #expect(try reader.all("Room").isEmpty)
+        #expect(try reader.all("Session").map { $0.value(forKey: "title") as? String } == ["Old"])
+    }
 }
