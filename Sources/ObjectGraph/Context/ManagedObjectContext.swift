@@ -300,7 +300,13 @@ public final class ManagedObjectContext {
     /// `returnsObjectsAsFaults`), so a fetch whose objects are not all read does not fill every one of them.
     func materialize(_ objectID: ManagedObjectID, record: consuming StoreRecord?, asFault: Bool = false,
                      generation: UInt64 = 0) -> ManagedObject {
-        let object = self.object(with: objectID)
+        filled(self.object(with: objectID), from: record, asFault: asFault, generation: generation)
+    }
+
+    /// The object, filled from `record` when it is a fault (see ``fill(_:from:asFault:generation:)``).
+    private func filled(
+        _ object: ManagedObject, from record: consuming StoreRecord?, asFault: Bool, generation: UInt64
+    ) -> ManagedObject {
         if object.storage == .fault, let record = record.take() {
             fill(object, from: record, asFault: asFault, generation: generation)
         }
@@ -328,10 +334,8 @@ public final class ManagedObjectContext {
             return object
         case .result(let results, let index):
             let object = self.object(with: results.results[index].objectID, faultClass: &faultClass)
-            if object.storage == .fault, withValues, let record = results.takeRecord(at: index) {
-                fill(object, from: record, asFault: asFault, generation: generation)
-            }
-            return object
+            let record = withValues ? results.takeRecord(at: index) : nil
+            return filled(object, from: record, asFault: asFault, generation: generation)
         }
     }
 

@@ -82,7 +82,8 @@ struct RecordReader {
             while first < owners.count {
                 let statement: SQLiteStatement
                 let chunk: ArraySlice<(key: Int64, offset: Int, position: Int)>
-                if owners[owners.count - 1].key - owners[first].key < 2 * Int64(owners.count - first) {
+                let (lowest, highest) = (owners[first].key, owners[owners.count - 1].key)
+                if SQLiteStore.keysAreClose(lowest, highest, count: owners.count - first) {
                     // Close keys (most of a table, as fetches read): one range, rows of other owners skipped.
                     chunk = owners[first...]
                     statement = try connection.prepare(list.select + " BETWEEN ? AND ?" + list.orderBy)

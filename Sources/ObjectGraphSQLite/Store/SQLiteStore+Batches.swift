@@ -83,7 +83,7 @@ extension SQLiteStore {
             highest = max(highest, id.referenceKey)
         }
         let statement: SQLiteStatement
-        if wanted.count >= Self.fewestKeysForRange, highest - lowest < 2 * Int64(wanted.count) {
+        if wanted.count >= Self.fewestKeysForRange, Self.keysAreClose(lowest, highest, count: wanted.count) {
             // Close keys (most of a table's rows, as a prefetch of rooms or speakers asks): one range, the rows
             // of keys not asked for skipped below. SQLite steps through a range with about a third of the
             // instructions it takes to look up each key of a long `IN` list (callgrind), and no list of
@@ -130,6 +130,12 @@ extension SQLiteStore {
 
     /// From how many keys on a batch read whose keys lie close together reads their range instead of a list.
     static let fewestKeysForRange = 16
+
+    /// Whether `count` distinct keys from `lowest` to `highest` are close enough to read their range (skipping the
+    /// rows of other keys in it) rather than list them: at most as many other rows as asked for.
+    static func keysAreClose(_ lowest: Int64, _ highest: Int64, count: Int) -> Bool {
+        highest - lowest < 2 * Int64(count)
+    }
 
     /// The cached `SELECT … FROM table WHERE Z_PK ` of a table (an `IN` list or a range follows), reading the rows
     /// of any of its entities, with their to-many lists or leaving them to
