@@ -191,12 +191,11 @@ struct UndoAcrossSavesTests {
         #expect(try fixture.context().all("Note").isEmpty)
     }
 
-    /// Undoing changes of an object that `refresh(_:mergeChanges: false)` turned back into a fault loads its saved
-    /// values first: the list change is undone against them (it crashed: the fault's lists were not there), and
-    /// the undone value is not overwritten when the fault fires later. Redo puts back what undo replaced (the
-    /// saved name, since the refresh discarded the change), as Core Data's undo manager registers the inverse.
-    @Test(arguments: [StoreKind.inMemory, .sqlite])
-    func undoReachesAnObjectRefreshedIntoAFault(kind: StoreKind) throws {
+    /// A saved session and a saved room "Hall", then one undo group that puts the session in the room and makes
+    /// `change` to the room.
+    private func sessionMovedIntoASavedRoom(_ kind: StoreKind, change: (ManagedObject) -> Void) throws
+        -> (Fixture, ManagedObjectContext, session: ManagedObject, room: ManagedObject)
+    {
         let fixture = Fixture(kind)
         try fixture.addStore()
         let context = fixture.context()
@@ -206,8 +205,20 @@ struct UndoAcrossSavesTests {
         try context.save()
         context.processPendingChanges()
         session.setValue(room, forKey: "room")
-        room.setValue("Aula", forKey: "name")
+        change(room)
         context.processPendingChanges()
+        return (fixture, context, session, room)
+    }
+
+    /// Undoing changes of an object that `refresh(_:mergeChanges: false)` turned back into a fault loads its saved
+    /// values first: the list change is undone against them (it crashed: the fault's lists were not there), and
+    /// the undone value is not overwritten when the fault fires later. Redo puts back what undo replaced (the
+    /// saved name, since the refresh discarded the change), as Core Data's undo manager registers the inverse.
+    @Test(arguments: [StoreKind.inMemory, .sqlite])
+    func undoReachesAnObjectRefreshedIntoAFault(kind: StoreKind) throws {
+        let (fixture, context, session, room) = try sessionMovedIntoASavedRoom(kind) { room in
+            room.setValue("Aula", forKey: "name")
+        }
         #expect(room.objects(forKey: "sessions") == [session])
 
         context.refresh(room, mergeChanges: false)
@@ -232,16 +243,7 @@ struct UndoAcrossSavesTests {
     /// is left alone (no crash), the other object's change is undone, and the save that follows brings back
     /// neither the deleted object nor the relationship.
     @Test func undoOfAnObjectDeletedFromTheStoreSinceLeavesItsListAlone() throws {
-        let fixture = Fixture(.sqlite)
-        try fixture.addStore()
-        let context = fixture.context()
-        let session = context.makeSession("a", title: "Old")
-        let room = context.insertNewObject(forEntityName: "Room")
-        room.setValue("Hall", forKey: "name")
-        try context.save()
-        context.processPendingChanges()
-        session.setValue(room, forKey: "room")
-        context.processPendingChanges()
+        let (fixture, context, session, room) = try sessionMovedIntoASavedRoom(.sqlite) { _ in }
         context.refresh(room, mergeChanges: false)
         let other = fixture.context()
         other.delete(try other.existingObject(with: room.objectID))
