@@ -43,8 +43,16 @@ package final class AliasCounter {
 
     private var count = 0
 
+    /// How many aliases were handed out.
+    package var taken: Int { count }
+
     package func next() -> String {
         defer { count += 1 }
         return "t\(count)"
+    }
+
+    /// Hands out `count` aliases unseen (what a cached part of a query took when it was made).
+    package func skip(_ count: Int) {
+        self.count += count
     }
 }

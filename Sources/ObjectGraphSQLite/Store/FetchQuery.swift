@@ -26,7 +26,9 @@ struct FetchQuery {
     }
 
     /// The whole `SELECT`. Values are read when `includesValues` or when memory must finish the job.
-    static func make(_ request: StoreFetchRequest, schema: SQLSchema, storeIdentifier: String) -> FetchQuery? {
+    static func make(
+        _ request: StoreFetchRequest, schema: SQLSchema, storeIdentifier: String, readers: inout RecordReaderCache
+    ) -> FetchQuery? {
         guard let core = SQLFetchCore.make(request, schema: schema, storeIdentifier: storeIdentifier,
                                            dialect: SQLiteDialect())
         else { return nil }
@@ -50,8 +52,9 @@ struct FetchQuery {
             let entities = request.entityNames.sorted().compactMap { schema.entities[$0] }
             let properties = inMemory ? nil : request.propertiesToFetch.map(Set.init)
             // Unless it is limited to a few rows, a fetch reads to-many lists with one query each after the rows.
-            reader = RecordReader(schema: schema, entities: entities, alias: scope.alias, aliases: scope.aliases,
-                                  properties: properties, defersLists: !FetchQueryKey.readsFewRows(request))
+            reader = readers.reader(
+                schema: schema, entities: entities, alias: scope.alias, aliases: scope.aliases, properties: properties,
+                defersLists: !FetchQueryKey.readsFewRows(request))
         }
         var select = ["\(scope.alias).Z_PK", "\(scope.alias).Z_ENT", "\(scope.alias).Z_OPT"] + (reader?.columns ?? [])
         var sortColumns: [(Int32, ColumnKind)] = []

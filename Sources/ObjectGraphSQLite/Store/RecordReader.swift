@@ -4,6 +4,49 @@ import ObjectGraph
 
 /// Reads rows of a `SELECT` laid out by a ``SQLRecordLayout`` into ``StoreRecord``s, straight from SQLite's
 /// columns.
+/// Record readers by what they are made from, so that fetches of the same entities and properties with another
+/// predicate, or the same predicate with other constants, do not lay out the rows again: a layout names every
+/// column and builds the to-many subqueries, several times the work of compiling a small predicate (a template
+/// fetch with new variables each time compiled both).
+struct RecordReaderCache {
+    struct Key: Hashable {
+        let entityNumbers: [Int64]
+        let alias: String
+        /// The aliases taken before the reader: subqueries of to-many relationships take the next ones.
+        let aliasesTaken: Int
+        let properties: Set<String>?
+        let defersLists: Bool
+    }
+
+    private var readers: [Key: (reader: RecordReader, aliasesTaken: Int)] = [:]
+    /// The most readers kept; all are dropped when a new one would pass it.
+    static let limit = 64
+
+    /// How many readers are kept (for tests).
+    var count: Int { readers.count }
+
+    /// The reader of rows of `entities` read from `alias` (as `RecordReader.init` makes it), from the cache when one
+    /// was made from the same inputs; `aliases` advances as making it would.
+    mutating func reader(
+        schema: SQLSchema, entities: [SQLEntityMapping], alias: String, aliases: AliasCounter,
+        properties: Set<String>?, defersLists: Bool
+    ) -> RecordReader {
+        let key = Key(
+            entityNumbers: entities.map(\.number), alias: alias, aliasesTaken: aliases.taken, properties: properties,
+            defersLists: defersLists)
+        if let cached = readers[key] {
+            aliases.skip(cached.aliasesTaken)
+            return cached.reader
+        }
+        let reader = RecordReader(
+            schema: schema, entities: entities, alias: alias, aliases: aliases, properties: properties,
+            defersLists: defersLists)
+        if readers.count >= Self.limit { readers.removeAll(keepingCapacity: true) }
+        readers[key] = (reader, aliases.taken - key.aliasesTaken)
+        return reader
+    }
+}
+
 struct RecordReader {
     let layout: SQLRecordLayout
 

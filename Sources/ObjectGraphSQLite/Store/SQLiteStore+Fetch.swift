@@ -72,7 +72,8 @@ extension SQLiteStore {
     private func fetchQuery(for request: StoreFetchRequest) -> FetchQuery? {
         let key = FetchQueryKey(request)
         if let cached = fetchQueries[key] { return cached.limited(to: request.limit) }
-        guard let query = FetchQuery.make(request, schema: schema, storeIdentifier: identifier) else { return nil }
+        guard let query = FetchQuery.make(request, schema: schema, storeIdentifier: identifier, readers: &recordReaders)
+        else { return nil }
         if fetchQueries.count >= 128 { fetchQueries.removeAll(keepingCapacity: true) }
         fetchQueries[key] = query
         return query

@@ -100,6 +100,53 @@ struct DeferredListTests {
         }
     }
 
+    /// Fetches share the reader of their rows when they read the same entities and properties, whatever their
+    /// predicates and constants: each reads what single reads give, with the properties it asked for, whether it
+    /// came first or after others (a key path that joins the rooms' table, a few rows with their lists in the row,
+    /// many rows with their lists read after them, another entity, some properties only).
+    @Test func fetchesWithOtherPredicatesShareReadersAndReadTheirOwnRows() throws {
+        let fixture = Fixture(.sqlite)
+        let (store, ids) = try populated(fixture)
+        var single: [ManagedObjectID: String] = [:]
+        for id in ids { single[id] = describe(try #require(try store.record(for: id))) }
+        let model = fixture.coordinator.managedObjectModel
+        func rooms(_ format: String, limit: Int, properties: [String]? = nil) throws -> [StoreFetchResult] {
+            let entity = try #require(model.entitiesByName["Room"])
+            return try store.fetch(
+                StoreFetchRequest(
+                    entity: entity, entityNames: Set(entity.selfAndDescendants.map(\.name)),
+                    predicate: try ObjectPredicate(format: format), sortKeys: [SortKey("name")], limit: limit,
+                    propertiesToFetch: properties))
+        }
+        func expectWhole(_ results: [StoreFetchResult], count: Int, _ comment: Comment) {
+            #expect(results.count == count, comment)
+            for result in results { #expect(result.record.map(describe) == single[result.objectID], comment) }
+        }
+        let made = store.recordReaders.count
+        for limit in [5, 0] {
+            let sessions = { (format: String) in
+                try store.fetch(
+                    StoreFetchRequest(
+                        entity: try #require(model.entitiesByName["Session"]),
+                        entityNames: ["Session", "Workshop"], predicate: try ObjectPredicate(format: format),
+                        sortKeys: [SortKey("title")], limit: limit))
+            }
+            let some = try sessions("title BEGINSWITH 'Talk'")
+            expectWhole(some, count: limit == 0 ? 120 : 5, "no join, limit \(limit)")
+            let inRoom = try sessions("room.name == 'Room 1'")
+            #expect(!inRoom.isEmpty)
+            expectWhole(inRoom, count: limit == 0 ? inRoom.count : 5, "a join, limit \(limit)")
+            let others = try sessions("title BEGINSWITH 'Workshop'")
+            expectWhole(others, count: limit == 0 ? 30 : 5, "no join again, other constant, limit \(limit)")
+            expectWhole(try rooms("name BEGINSWITH 'Room'", limit: limit), count: 4, "another entity, limit \(limit)")
+            let names = try rooms("name != 'Room 0'", limit: limit, properties: ["name"])
+            #expect(names.count == 3)
+            #expect(names.allSatisfy { $0.record?.values.keys.sorted() == ["name"] }, "some properties only")
+        }
+        // Sessions without and with a join, rooms, rooms' names: four readers per limit, each made once.
+        #expect(store.recordReaders.count == made + 8)
+    }
+
     /// A batch read of some objects gives exactly those the store holds, each as a read of its own gives it:
     /// keys close together are read as one range whose other rows (objects not asked for, rows of another entity
     /// in the same table) are skipped, keys far apart as a list; deleted objects are left out either way.
