@@ -395,15 +395,10 @@ public final class QueryEngine: Sendable {
             // deleted file's), so churn in the watched folders does not grow it.
             let attached = coordinator.persistentStores
             if wireObjects.storeCount > attached.count { wireObjects.removeEntries(ofStoresOtherThan: attached) }
-            // The stores of these records only (not a table of every attached store, per request).
-            var storesByIdentifier: [String: PersistentStore?] = [:]
+            // The store of each record, from the coordinator's index (not a table of every attached store per
+            // request; a local table of the stores seen cost more than the lookups it saved: callgrind).
             let coordinator = self.coordinator
-            objects = wireObjects.values(for: records, stores: { identifier in
-                if let known = storesByIdentifier[identifier] { return known }
-                let store = coordinator.persistentStore(withIdentifier: identifier)
-                storesByIdentifier[identifier] = store
-                return store
-            }) { record in
+            objects = wireObjects.values(for: records, stores: coordinator.persistentStore(withIdentifier:)) { record in
                 // Cached objects are encoded again for every reply that has them: keep their bytes.
                 coding.wireObject(record, entity: entities[record.objectID.entityName] ?? entity).withEncodingKept()
             }
