@@ -91,6 +91,23 @@ struct PredicateAPITests {
         #expect(try ObjectPredicate.or([built]) == ObjectPredicate(format: built.predicateFormat))
     }
 
+    /// Key paths print component by component: a reserved word is escaped with `#` wherever it stands (in any
+    /// case), `@` operators and empty components are kept, non-ASCII names print as they are; each reads back.
+    @Test func keyPathsPrintWithReservedWordsEscaped() throws {
+        let cases: [(String, String)] = [
+            ("start", "start"), ("in", "#in"), ("room.in.name", "room.#in.name"), ("Between.size", "#Between.#size"),
+            ("items.@count", "items.@count"), ("a..b", "a..b"), ("café.not", "café.#not"), ("x", "x"),
+        ]
+        for (path, printed) in cases {
+            let predicate = ObjectPredicate.comparison(.keyPath(path), .equalTo, .constant(.integer(1)))
+            #expect(predicate.predicateFormat == printed + " == 1", "\(path)")
+        }
+        for (path, _) in cases where !path.contains("..") {
+            let predicate = ObjectPredicate.comparison(.keyPath(path), .equalTo, .constant(.integer(1)))
+            #expect(try ObjectPredicate(format: predicate.predicateFormat) == predicate, "\(path)")
+        }
+    }
+
     @Test func syntaxTreeIsPatternMatchable() throws {
         let predicate = try ObjectPredicate(format: "ANY pets.name ==[cd] %@", "rex")
         guard case .comparison(let left, let op, let right, let modifier, let options) = predicate.node else {

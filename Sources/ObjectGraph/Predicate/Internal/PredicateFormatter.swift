@@ -164,6 +164,21 @@ enum PredicateFormatter {
     }
 
     static func writeKeyPath(_ path: String, to output: inout String) {
+        // An ASCII path is written component by component without splitting it into an array of new strings:
+        // compiling a predicate writes its key paths (for the messages of its errors), and a template fetch with
+        // new variables compiles each time.
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            var rest = path[...]
+            while true {
+                let dot = rest.utf8.firstIndex(of: UInt8(ascii: ".")) ?? rest.endIndex
+                let component = rest[..<dot]
+                if component.utf8.first != UInt8(ascii: "@"), Keyword.match(component.utf8) != nil { output += "#" }
+                output += component
+                guard dot < rest.endIndex else { return }
+                output += "."
+                rest = rest[rest.utf8.index(after: dot)...]
+            }
+        }
         var first = true
         for component in path.split(separator: ".", omittingEmptySubsequences: false) {
             if !first { output += "." }

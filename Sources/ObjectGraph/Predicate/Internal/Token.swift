@@ -70,7 +70,7 @@ enum Keyword: String, Sendable, CaseIterable {
 
     /// Packs up to 16 upper-cased ASCII letters (0 when a byte is not a letter).
     @inline(__always)
-    private static func pack(_ bytes: ArraySlice<UInt8>) -> (UInt64, UInt64) {
+    private static func pack(_ bytes: some Collection<UInt8>) -> (UInt64, UInt64) {
         var a: UInt64 = 0
         var b: UInt64 = 0
         var shift: UInt64 = 0
@@ -84,7 +84,7 @@ enum Keyword: String, Sendable, CaseIterable {
     }
 
     /// The keyword spelled by `bytes` in any case, or nil.
-    static func match(_ bytes: ArraySlice<UInt8>) -> Keyword? {
+    static func match(_ bytes: some Collection<UInt8>) -> Keyword? {
         guard bytes.count >= 2, bytes.count <= 14 else { return nil }
         let first = bytes[bytes.startIndex] & 0xDF
         guard first >= 0x41, first <= 0x5A else { return nil }
