@@ -532,7 +532,7 @@ struct LoadGenerator: Sendable {
     }
 
     /// `AlmanacBenchmarks load --socket PATH [--clients N] [--seconds S] [--requests N] [--warmup N]
-    /// [--mix standard|churn|readonly|fetch|fetch-distinct|ping] [--json FILE] [--inserted FILE]`
+    /// [--mix standard|churn|readonly|fetch|fetch-distinct|sessions-at|ping] [--json FILE] [--inserted FILE]`
     ///
     /// `churn` is the standard mix with 5% of the fetches turned into a `get` of a Session the client fetched
     /// recently. `--inserted` writes the inserts answered `ok` as a JSON array of `{"uri", "sessionGUID"}`.
@@ -543,7 +543,7 @@ struct LoadGenerator: Sendable {
         }
         guard let socket = value("--socket") else {
             print("usage: AlmanacBenchmarks load --socket PATH [--clients 32] [--seconds 60] [--requests N] "
-                    + "[--warmup N] [--mix standard|churn|readonly|fetch|fetch-distinct|ping] [--json FILE] [--inserted FILE]")
+                    + "[--warmup N] [--mix standard|churn|readonly|fetch|fetch-distinct|sessions-at|ping] [--json FILE] [--inserted FILE]")
             return 2
         }
         let clients = value("--clients").flatMap(Int.init) ?? 32
@@ -554,6 +554,7 @@ struct LoadGenerator: Sendable {
         case "ping": mix = only("ping", #"{"id":1,"op":"ping"}"#)
         case "fetch": mix = standardMix(insertWeight: 0).filter { $0.name == "fetch" }
         case "fetch-distinct": mix = distinctFetches()
+        case "sessions-at": mix = sessionsAtMoments()
         case "readonly": mix = standardMix(insertWeight: 0)
         case "churn": mix = standardMix(getWeight: 5)
         default: mix = standardMix()
