@@ -114,9 +114,7 @@ final class MergedOrder: KeptOrder, @unchecked Sendable {  // immutable once mad
                 passed = max(0, min(allowed, scan.range.upperBound - position))
                 position += passed
             } else {
-                while passed < allowed, try scan.nextMatch(in: order.views, after: &position) != nil {
-                    passed += 1
-                }
+                passed = try scan.skipMatches(allowed, in: order.views, after: &position)
             }
             matched += passed
             return passed

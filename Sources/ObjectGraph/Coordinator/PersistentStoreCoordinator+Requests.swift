@@ -107,11 +107,7 @@ struct MergeSource {
 
     /// Moves past up to `count` results without making them; returns how many it passed.
     mutating func skip(_ count: Int) throws -> Int {
-        if cursor != nil {
-            var passed = 0
-            while passed < count, try cursor!.skip() { passed += 1 }
-            return passed
-        }
+        if cursor != nil { return try cursor!.skip(count) }
         if mergedCursor != nil { return try mergedCursor!.skip(count) }
         let passed = max(0, min(count, results.results.count - position))
         position += passed
@@ -227,12 +223,18 @@ extension PersistentStoreCoordinator {
     /// What kept results over stores that keep sorted orders depend on: each store object, its position, its
     /// contents.
     static func stamps(of orderTargets: [FetchTarget]) -> [MergedOrder.Stamp] {
-        orderTargets.compactMap { target in
-            target.sortedOrders.map { store in
-                MergedOrder.Stamp(instanceNumber: store.instanceNumber, storeIndex: target.index,
-                                  contentVersion: store.contentVersion)
-            }
+        // Sized once and read in place: a fetch and its count take the stamps of every store (100 in the daemon's
+        // benchmark) up to three times, and growing the array and copying each target showed in profiles.
+        var stamps: [MergedOrder.Stamp] = []
+        stamps.reserveCapacity(orderTargets.count)
+        for index in orderTargets.indices {
+            guard let store = orderTargets[index].sortedOrders else { continue }
+            stamps.append(
+                MergedOrder.Stamp(
+                    instanceNumber: store.instanceNumber, storeIndex: orderTargets[index].index,
+                    contentVersion: store.contentVersion))
         }
+        return stamps
     }
 
     /// The merged sorted order of the records of several stores that keep sorted orders, from the cache or merged

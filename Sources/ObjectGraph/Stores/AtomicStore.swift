@@ -166,9 +166,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
             try? sortedOrder(keyed([key]), key: SortedOrder.Key(entityNames: names, sortKeys: [key]))
         }
         var cursor = try makeCursor(keyed(ranged?.keys ?? []))
-        var count = 0
-        while try cursor.skip() { count += 1 }
-        return count
+        return try cursor.skip(Int.max)
     }
 
     open override func record(for objectID: ManagedObjectID) throws -> StoreRecord? {

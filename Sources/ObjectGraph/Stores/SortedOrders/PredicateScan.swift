@@ -31,6 +31,26 @@ struct PredicateScan {
         }
     }
 
+    /// Moves `position` past up to `count` matches (as as many calls of ``nextMatch(in:after:)`` would) and returns
+    /// how many it passed. With a row test, the walk calls it in a loop of its own: a count walks every match of
+    /// its range, and a call per match cost several times the test (callgrind, the daemon's `SessionsAt`).
+    mutating func skipMatches(_ count: Int, in views: [RecordView], after position: inout Int) throws -> Int {
+        var passed = 0
+        guard let rows else {
+            while passed < count, try nextMatch(in: views, after: &position) != nil { passed += 1 }
+            return passed
+        }
+        if position < range.lowerBound { position = range.lowerBound }
+        let end = min(views.count, range.upperBound)
+        while passed < count, position < end {
+            let index = position
+            position += 1
+            if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
+            if try rows(index) { passed += 1 }
+        }
+        return passed
+    }
+
     /// The position of the first view from `position` on (and in ``range``) that the predicate accepts (any,
     /// without a predicate); `position` moves past it. Checks for cancellation every 4,096 views, so a deadline
     /// stops a long scan.

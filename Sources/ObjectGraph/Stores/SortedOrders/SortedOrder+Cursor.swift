@@ -36,8 +36,13 @@ extension SortedOrder {
                 record: includesValues ? view.record : nil)
         }
 
-        /// Moves past the next match; false when there is none.
-        mutating func skip() throws -> Bool { try advance() != nil }
+        /// Moves past up to `count` matches without making results; returns how many it passed.
+        mutating func skip(_ count: Int) throws -> Int {
+            let passed = try scan.skipMatches(
+                limit == 0 ? count : min(count, limit - matched), in: order.views, after: &position)
+            matched += passed
+            return passed
+        }
 
         /// The next result in order.
         mutating func next() throws -> StoreFetchResult? {
