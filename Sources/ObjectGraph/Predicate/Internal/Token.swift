@@ -83,8 +83,16 @@ enum Keyword: String, Sendable, CaseIterable {
         return (a, b)
     }
 
-    /// The keyword spelled by `bytes` in any case, or nil.
-    static func match(_ bytes: some Collection<UInt8>) -> Keyword? {
+    /// The keyword spelled by `bytes` in any case, or nil: the lexer's bytes.
+    static func match(_ bytes: ArraySlice<UInt8>) -> Keyword? { match(bytes: bytes) }
+
+    /// The keyword spelled by a key path's component in any case, or nil (the printer's).
+    static func match(_ bytes: Substring.UTF8View) -> Keyword? { match(bytes: bytes) }
+
+    /// One body for both, inlined into each so that it is compiled for its type (a generic call here made the
+    /// lexer a third slower: the predicate parse rate row).
+    @inline(__always)
+    private static func match(bytes: some Collection<UInt8>) -> Keyword? {
         guard bytes.count >= 2, bytes.count <= 14 else { return nil }
         let first = bytes[bytes.startIndex] & 0xDF
         guard first >= 0x41, first <= 0x5A else { return nil }
