@@ -2,8 +2,6 @@ import CSQLite
 import Foundation
 import ObjectGraph
 
-/// Reads rows of a `SELECT` laid out by a ``SQLRecordLayout`` into ``StoreRecord``s, straight from SQLite's
-/// columns.
 /// Record readers by what they are made from, so that fetches of the same entities and properties with another
 /// predicate, or the same predicate with other constants, do not lay out the rows again: a layout names every
 /// column and builds the to-many subqueries, several times the work of compiling a small predicate (a template
@@ -47,6 +45,8 @@ struct RecordReaderCache {
     }
 }
 
+/// Reads rows of a `SELECT` laid out by a ``SQLRecordLayout`` into ``StoreRecord``s, straight from SQLite's
+/// columns.
 struct RecordReader {
     let layout: SQLRecordLayout
 

@@ -31,7 +31,7 @@ struct PredicateScan {
         }
     }
 
-    /// Moves `position` past up to `count` matches (as as many calls of ``nextMatch(in:after:)`` would) and returns
+    /// Moves `position` past up to `count` matches (as that many calls of ``nextMatch(in:after:)`` would) and returns
     /// how many it passed. With a row test, the walk calls it in a loop of its own: a count walks every match of
     /// its range, and a call per match cost several times the test (callgrind, the daemon's `SessionsAt`).
     mutating func skipMatches(_ count: Int, in views: [RecordView], after position: inout Int) throws -> Int {
