@@ -87,9 +87,27 @@ public final class ManagedObjectContext {
             self.objectClass = ManagedObjectClassRegistry.objectClass(for: entity)
         }
 
+        /// The shared names (``ManagedObjectID/namesIdentity``) of the last ID found to be of this entity: an ID
+        /// with the same names is of it too, known without reading the entity's name (a class property, whose
+        /// exclusivity check cost more than the rest of the test) or comparing strings. Shared names live as long
+        /// as the process, so their identity is never another's.
+        private var sharedNames: ObjectIdentifier?
+
         /// Whether this is the entity named `name` and no class was registered since.
         func holds(forEntityNamed name: String) -> Bool {
             entity.name == name && generation == ManagedObjectClassRegistry.generation
+        }
+
+        /// Whether `id` has the shared names last found to be of this entity, and no class was registered since.
+        func knows(_ id: ManagedObjectID) -> Bool {
+            id.namesIdentity == sharedNames && generation == ManagedObjectClassRegistry.generation
+        }
+
+        /// Whether this is the entity of `id` and no class was registered since; remembers the ID's shared names.
+        mutating func learns(_ id: ManagedObjectID) -> Bool {
+            guard holds(forEntityNamed: id.entityName) else { return false }
+            if id.namesAreShared { sharedNames = id.namesIdentity }
+            return true
         }
     }
 
@@ -213,8 +231,11 @@ public final class ManagedObjectContext {
     /// A new fault for an object ID (not yet registered); `last` is the entity and class of the last one made.
     private func makeFault(for objectID: ManagedObjectID, using last: inout EntityClass?) -> ManagedObject {
         let found: EntityClass
-        if let last, last.holds(forEntityNamed: objectID.entityName) {
-            found = last
+        if let known = last, known.knows(objectID) {
+            found = known
+        } else if var known = last, known.learns(objectID) {
+            found = known
+            last = known
         } else {
             guard let named = managedObjectModel.entitiesByName[objectID.entityName] else {
                 preconditionFailure("the model has no entity named '\(objectID.entityName)'")

@@ -14,6 +14,10 @@ final class ObjectRegistry {
         /// The shared names of the table's IDs (``ManagedObjectID/sharedPair``): one store and entity, or one
         /// entity's temporary IDs.
         let names: IDNames.Pair
+        /// The identity of `names`, compared with each ID's (``ManagedObjectID/namesIdentity``) without retaining
+        /// either pair: taking the ID's shared pair to compare it retained and released it, two atomic operations
+        /// on every lookup.
+        let identity: ObjectIdentifier
         /// Whether the table holds temporary IDs: it starts over from the next key once it is empty (after a save).
         let isTemporary: Bool
         /// The key of `objects[0]`: 0 for stores' keys, the first key seen for temporary ones.
@@ -39,6 +43,9 @@ final class ObjectRegistry {
     private var tableIndex: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked)
     private var lastTable = -1
+    /// The identity of the last table's names (see `Table.identity`); meaningful while `lastTable` is not -1.
+    @exclusivity(unchecked)
+    private var lastIdentity = ObjectIdentifier(ObjectRegistry.self)
     @exclusivity(unchecked)
     private var others: [ManagedObjectID: ManagedObject] = [:]
     /// How many objects are registered.
@@ -51,17 +58,22 @@ final class ObjectRegistry {
 
     /// The table for an ID's store and entity, if one exists (or `create`: made now).
     private func table(for id: ManagedObjectID, create: Bool) -> Int? {
+        // An ID whose own names are the last table's shared pair belongs there.
+        if lastTable >= 0, id.namesIdentity == lastIdentity { return lastTable }
         guard let names = id.sharedPair else { return nil }
-        if lastTable >= 0, tables[lastTable].names === names { return lastTable }
-        if let index = tableIndex[ObjectIdentifier(names)] {
+        let identity = ObjectIdentifier(names)
+        if let index = tableIndex[identity] {
             lastTable = index
+            lastIdentity = identity
             return index
         }
         guard create else { return nil }
         let isTemporary = id.isTemporaryID
-        tables.append(Table(names: names, isTemporary: isTemporary, base: isTemporary ? id.referenceKey : 0))
-        tableIndex[ObjectIdentifier(names)] = tables.count - 1
+        let base = isTemporary ? id.referenceKey : 0
+        tables.append(Table(names: names, identity: identity, isTemporary: isTemporary, base: base))
+        tableIndex[identity] = tables.count - 1
         lastTable = tables.count - 1
+        lastIdentity = identity
         return lastTable
     }
 

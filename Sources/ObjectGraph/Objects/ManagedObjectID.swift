@@ -25,8 +25,15 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible, Comp
         return IDNames.shared(entityName: names.entityName, storeIdentifier: names.storeIdentifier)
     }
 
+    /// The identity of the ID's own names: equal to a shared pair's identity exactly when the ID's names are that
+    /// pair (read without retaining the names).
+    var namesIdentity: ObjectIdentifier { ObjectIdentifier(names) }
+
+    /// Whether the ID's own names are the shared pair of its entity and store (kept for the life of the process).
+    var namesAreShared: Bool { names.isShared }
+
     /// The identity of ``sharedPair``: two IDs with the same shared names have the same identity.
-    var sharedNames: ObjectIdentifier? { sharedPair.map(ObjectIdentifier.init) }
+    package var sharedNames: ObjectIdentifier? { sharedPair.map(ObjectIdentifier.init) }
 
     /// Whether two IDs name the same entity and store: by the identity of their shared names when both have them
     /// (as IDs read from one store do), which touches no string; by the names otherwise.
