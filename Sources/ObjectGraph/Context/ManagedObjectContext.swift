@@ -325,7 +325,7 @@ public final class ManagedObjectContext {
     }
 
     /// The object, filled from `record` when it is a fault (see ``fill(_:from:asFault:generation:)``).
-    private func filled(
+    func filled(
         _ object: ManagedObject, from record: consuming StoreRecord?, asFault: Bool, generation: UInt64
     ) -> ManagedObject {
         if object.storage == .fault, let record = record.take() {

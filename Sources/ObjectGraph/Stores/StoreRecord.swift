@@ -94,6 +94,13 @@ public struct StoreRecord: Sendable {
         return nil
     }
 
+    /// The value at `position` of the record's row (nil when `position` is negative), when the record keeps its
+    /// values as a row laid out by `keys`; `.none` otherwise. Reads the row in place, without copying it out.
+    package func rowValue(at position: Int, laidOutBy keys: RecordKeys) -> (any Sendable)?? {
+        guard case .row(let own, let row) = storage, own === keys else { return .none }
+        return position < 0 ? .some(nil) : .some(row[position])
+    }
+
     /// The record's keys and row, when it keeps its values as a row.
     package var row: (keys: RecordKeys, values: [(any Sendable)?])? {
         if case .row(let keys, let row) = storage { return (keys, row) }
