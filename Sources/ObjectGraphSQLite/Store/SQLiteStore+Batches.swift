@@ -9,28 +9,41 @@ extension SQLiteStore {
     ///
     /// Objects the store does not hold, or whose row now belongs to another entity, are left out.
     func readRecords(_ objectIDs: [ManagedObjectID], withLists: Bool = true) throws -> [StoreRecord] {
-        var idsByTable: [String: [ManagedObjectID]] = [:]
-        var tableOrder: [String] = []
-        for id in objectIDs where id.storeIdentifier == identifier {
-            guard let mapping = schema.entities[id.entityName] else { continue }
-            if idsByTable[mapping.table.name] == nil { tableOrder.append(mapping.table.name) }
-            idsByTable[mapping.table.name, default: []].append(id)
+        // The IDs by table, in the order the tables are first met. IDs sharing their names (as one store's IDs of
+        // one entity do) find their table by the names' identity: comparing the store identifier and looking up the
+        // entity and the table by name for each ID was a third of reading a few hundred records.
+        var groups: [(table: String, ids: [ManagedObjectID])] = []
+        var groupOfNames: [ObjectIdentifier: Int] = [:]
+        var last: (names: ObjectIdentifier, group: Int)?
+        for id in objectIDs {
+            let names = id.sharedNames
+            let group: Int
+            if let names, let last, last.names == names {
+                group = last.group
+            } else {
+                if let names, let known = groupOfNames[names] {
+                    group = known
+                } else {
+                    group = groupIndex(of: id, in: &groups)
+                    if let names { groupOfNames[names] = group }
+                }
+                if let names { last = (names, group) }
+            }
+            if group >= 0 { groups[group].ids.append(id) }
         }
-        guard !idsByTable.isEmpty else { return [] }
+        guard !groups.isEmpty else { return [] }
         let connection = try openConnection()
         var records: [StoreRecord] = []
         records.reserveCapacity(objectIDs.count)
         // A read that lists to-many destinations after the rows reads them all from one snapshot.
-        let defersAny = withLists && idsByTable.values.contains { $0.count >= Self.fewestRowsForListQueries }
+        let defersAny = withLists && groups.contains { $0.ids.count >= Self.fewestRowsForListQueries }
         try StoreErrorFactory.converting(url: url, doing: "reading a batch of objects") {
             try defersAny ? connection.readingOneSnapshot(readTables) : readTables()
         }
         func readTables() throws {
             let limit = try Self.parameterLimit(of: connection)
-            for name in tableOrder {
-                guard let table = schema.tables[name], schema.hasTable(name), let ids = idsByTable[name] else {
-                    continue
-                }
+            for (name, ids) in groups {
+                guard let table = schema.tables[name], schema.hasTable(name) else { continue }
                 // Without lists, the query that leaves them for later reads the rows alone.
                 let defers = !withLists || ids.count >= Self.fewestRowsForListQueries
                 let (prefix, reader) = batchQuery(for: table, defersLists: defers)
@@ -45,6 +58,15 @@ extension SQLiteStore {
             }
         }
         return records
+    }
+
+    /// The group of `groups` for the table of an ID's entity (added when new); -1 for an ID of another store or of
+    /// an entity the store does not map.
+    private func groupIndex(of id: ManagedObjectID, in groups: inout [(table: String, ids: [ManagedObjectID])]) -> Int {
+        guard id.storeIdentifier == identifier, let mapping = schema.entities[id.entityName] else { return -1 }
+        if let index = groups.firstIndex(where: { $0.table == mapping.table.name }) { return index }
+        groups.append((mapping.table.name, []))
+        return groups.count - 1
     }
 
     /// The most keys one batch query binds (SQLite's own limit may be lower).
