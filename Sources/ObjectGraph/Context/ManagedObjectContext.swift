@@ -298,8 +298,8 @@ public final class ManagedObjectContext {
         guard object.storage == .fault else { return }
         checkStores()
         guard object.storage == .fault else { return }
-        if let kept = object.faultValues {
-            object.faultValues = nil
+        // Taken, not copied: a copy retained the kept record's keys and row, and clearing the fault's released them.
+        if let kept = object.faultValues.take() {
             if object.faultValuesGeneration == persistentStoreCoordinator.contentGeneration {
                 object.apply(kept.record, in: self)
                 object.awakeFromFetch()

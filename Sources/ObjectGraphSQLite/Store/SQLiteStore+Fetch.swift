@@ -39,15 +39,12 @@ extension SQLiteStore {
             }
             statement.reset()
             if let reader, defersLists, !results.isEmpty {
-                // The records are moved out and back, so that each row is changed in place.
+                // The records are moved out and back (taken, not copied), so that each row is changed in place.
                 var records: [StoreRecord] = []
                 records.reserveCapacity(results.count)
-                for index in results.indices {
-                    records.append(results[index].record!)
-                    results[index].record = nil
-                }
+                for index in results.indices { records.append(results[index].record.take()!) }
                 try reader.fillLists(&records, entityNumbers: entityNumbers, connection: connection, ids: ids)
-                for (index, record) in records.enumerated() { results[index].record = record }
+                for index in results.indices.reversed() { results[index].record = records.removeLast() }
             }
             return results
         }
