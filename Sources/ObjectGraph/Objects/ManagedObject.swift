@@ -80,7 +80,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         }
     }
     @exclusivity(unchecked)
-    var fetchedPropertyCache: [String: [ManagedObject]] = [:]
+    var fetchedPropertyCache = FetchedPropertyCache()
     /// The batch of a fetch with a batch size this fault belongs to; firing the fault fills the whole batch.
     @exclusivity(unchecked)
     var faultBatch: FaultBatch?
@@ -181,7 +181,13 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         for (index, kind) in layout.kinds.enumerated() {
             switch kind {
             case .toOne: slots[index] = nil
-            case .toMany: slots[index] = ToManyStorage()
+            case .toMany:
+                // Emptied in place: a new empty storage for each list cost an allocation (and a weak reference).
+                if let storage = slots[index] as? ToManyStorage {
+                    storage.release()
+                } else {
+                    slots[index] = ToManyStorage()
+                }
             case .attribute, .other: break
             }
         }
@@ -405,6 +411,15 @@ final class ToManyStorage {
         pendingContext = context
     }
 
+    /// Empties the storage, letting go of its objects and of what it would read (its owner's context went away).
+    func release() {
+        list = []
+        pending = nil
+        pendingContext = nil
+        unread = nil
+        members = nil
+    }
+
     /// Reads a list its record left out (see ``UnreadLists``).
     private func readIfUnread() {
         guard let (lists, key) = unread else { return }
@@ -476,5 +491,26 @@ final class ToManyStorage {
         readIfUnread()
         if let pending, let pendingContext { return ToManyStorage(distinctIDs: pending, in: pendingContext) }
         return ToManyStorage(distinct: objects)
+    }
+}
+
+/// The results of an object's fetched properties by name, kept until the object is refreshed. Most objects never
+/// read one, so no dictionary is made: making an empty one and releasing it were 2% of making a fault.
+struct FetchedPropertyCache {
+    private var results: [String: [ManagedObject]]?
+
+    var isEmpty: Bool { results?.isEmpty ?? true }
+
+    mutating func removeAll() { results = nil }
+
+    subscript(name: String) -> [ManagedObject]? {
+        get { results?[name] }
+        set {
+            if results == nil {
+                guard newValue != nil else { return }
+                results = [:]
+            }
+            results![name] = newValue
+        }
     }
 }
