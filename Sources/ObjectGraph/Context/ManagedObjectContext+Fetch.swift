@@ -49,13 +49,14 @@ extension ManagedObjectContext {
             registered.reserveCapacity(registered.count + results.count)
             let refreshes = request.shouldRefreshRefetchedObjects && withValues
             var faultClass = lastFaultClass
-            let objects = results.map { result in
-                if refreshes, let loaded = registered[result.objectID], isRefetchable(loaded) {
-                    if let record = result.takeRecord() { refreshLoaded(loaded, from: record) }
+            let objects = results.indices.map { position in
+                if refreshes, let loaded = registered[results[position].objectID], isRefetchable(loaded) {
+                    if let record = results[position].takeRecord() { refreshLoaded(loaded, from: record) }
                     return loaded
                 }
                 return materialize(
-                    result, withValues: withValues, asFault: asFaults, generation: generation, faultClass: &faultClass)
+                    results, at: position, withValues: withValues, asFault: asFaults, generation: generation,
+                    faultClass: &faultClass)
             }
             lastFaultClass = faultClass
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }

@@ -336,12 +336,13 @@ public final class ManagedObjectContext {
 
     /// ``materialize(_:record:asFault:generation:)`` for a fetch result, reading an atomic store's record in place;
     /// `withValues` false leaves a plain fault. `faultClass` is kept by the fetch across its results (see
-    /// ``object(with:faultClass:)``).
+    /// ``object(with:faultClass:)``). The result is read in place in the fetch's results: copying it out copied
+    /// its reference to the store's rows twice (a retain and a release each) before the fault kept it.
     func materialize(
-        _ result: MergedFetchResult, withValues: Bool, asFault: Bool, generation: UInt64,
+        _ results: [MergedFetchResult], at position: Int, withValues: Bool, asFault: Bool, generation: UInt64,
         faultClass: inout EntityClass?
     ) -> ManagedObject {
-        switch result.row {
+        switch results[position].row {
         case .record(let rows, let index, let includesValues):
             let object = self.object(with: rows.objectID(at: index), faultClass: &faultClass)
             if withValues, includesValues, object.storage == .fault {

@@ -126,6 +126,24 @@ struct MergeSource {
         return (.result(results, position), prepared[(position * width)..<(position * width + width)], storeIndex)
     }
 
+    /// Appends the source's next results (without sort values) to `merged` until it holds `limit` (0: no limit) or
+    /// the source runs out: the walk of a merge of one source. A sorted order's matches are found in one walk,
+    /// then made results.
+    mutating func appendResults(to merged: inout [MergedFetchResult], limit: Int) throws {
+        guard cursor != nil else {
+            while limit == 0 || merged.count < limit, let result = try nextResult() { merged.append(result) }
+            return
+        }
+        var positions: [Int] = []
+        try cursor!.appendPositions(limit == 0 ? Int.max : limit - merged.count, to: &positions)
+        let (rows, includesValues) = (cursor!.rows, cursor!.includesValues)
+        merged.reserveCapacity(merged.count + positions.count)
+        for index in positions {
+            merged.append(MergedFetchResult(row: .record(rows, index, includesValues: includesValues),
+                                            storeIndex: storeIndex))
+        }
+    }
+
     /// The next result and its store's position in add order, without sort values (a merge of one source).
     mutating func nextResult() throws -> MergedFetchResult? {
         if cursor != nil {
@@ -284,10 +302,8 @@ extension PersistentStoreCoordinator {
             for index in sources.indices {
                 skipped += try sources[index].skip(offset - skipped)
                 guard limit == 0 || merged.count < limit else { break }
-                while let result = try sources[index].nextResult() {
-                    merged.append(result)
-                    if limit > 0, merged.count == limit { return merged }
-                }
+                try sources[index].appendResults(to: &merged, limit: limit)
+                if limit > 0, merged.count == limit { return merged }
             }
             return merged
         }

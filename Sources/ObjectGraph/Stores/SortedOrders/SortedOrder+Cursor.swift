@@ -59,5 +59,12 @@ extension SortedOrder {
 
         /// The next match's position in the order (and in ``rows``).
         mutating func nextPosition() throws -> Int? { try advance() }
+
+        /// Appends the positions of up to `count` next matches (as that many ``nextPosition()`` calls would).
+        mutating func appendPositions(_ count: Int, to positions: inout [Int]) throws {
+            let allowed = limit == 0 ? count : min(count, limit - matched)
+            guard allowed > 0 else { return }
+            matched += try scan.appendMatches(allowed, in: order.views, after: &position, to: &positions)
+        }
     }
 }
