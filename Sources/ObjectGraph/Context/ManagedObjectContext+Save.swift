@@ -311,9 +311,9 @@ extension ManagedObjectContext {
                             idOf: (ManagedObject) -> ManagedObjectID) throws -> StoreRecord {
         let layout = object.slotLayout
         if layout.recordsAreSlots {
-            // The slots are the row; attribute values are Sendable (see `assumeSendable`).
-            return StoreRecord(objectID: id, version: version, keys: layout.recordKeys,
-                               row: object.slots.map { $0.map(assumeSendable) })
+            // The slots are the row, shared (see `sharedRow(of:)`); attribute values are Sendable (see
+            // `assumeSendable`).
+            return StoreRecord(objectID: id, version: version, keys: layout.recordKeys, row: sharedRow(of: object.slots))
         }
         let slots = object.slots
         let recordSlots = layout.recordSlots

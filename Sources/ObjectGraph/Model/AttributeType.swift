@@ -187,3 +187,27 @@ func assumeSendable(_ value: Any) -> any Sendable {
         pointer.withMemoryRebound(to: (any Sendable).self, capacity: 1) { $0.pointee }
     }
 }
+
+/// A record's row as an object's slots, sharing its buffer. `Sendable` is a marker protocol with no run-time
+/// representation (SE-0302), so `[(any Sendable)?]` and `[Any?]` are one array type at run time, and the checked
+/// cast between them hands over the same buffer (`as` converts each element into a new array: a fault of an entity
+/// with attributes only spent most of its firing so). The cast is checked: it traps if the two ever differ
+/// (`SlotRowSharingTests` checks them on the running toolchain).
+@inline(__always)
+func sharedSlots(of row: [(any Sendable)?]) -> [Any?] {
+    checkedCast(row, to: [Any?].self)
+}
+
+/// An object's slots as a record's row, sharing their buffer (see ``sharedSlots(of:)``): for slots that hold
+/// attribute values only, which are `Sendable` (see ``assumeSendable(_:)``).
+@inline(__always)
+func sharedRow(of slots: [Any?]) -> [(any Sendable)?] {
+    checkedCast(slots, to: [(any Sendable)?].self)
+}
+
+/// `value as! U`, written generically: the compiler, knowing the cast between the two array types above always
+/// succeeds, warns on the direct spelling; specialized, this is one run-time check of the array's type.
+@inline(__always)
+private func checkedCast<T, U>(_ value: T, to type: U.Type) -> U {
+    value as! U
+}
