@@ -221,9 +221,16 @@ enum BinaryStoreFormat {
         let objectCount = try reader.count(minimumSize: 4)
         var records: [StoreRecord] = []
         records.reserveCapacity(objectCount)
+        // Records are laid out by their entity's record keys (the layout a context's objects read by position, and
+        // an entity with attributes only shares as its slots), each file property at its key's position: a record
+        // kept as a dictionary was filled into its object by looking up every property's name.
+        let layouts: [(keys: RecordKeys, positions: [Int])?] = schema.entities.map { entity in
+            guard let keys = entity.description?.recordKeys else { return nil }
+            return (keys, entity.propertyNames.map { keys.position(of: $0) ?? -1 })
+        }
         for _ in 0..<objectCount {
-            let entity = schema.entities[try reader.index(below: schema.entities.count,
-                                                          "an object names an unknown entity")]
+            let entityIndex = try reader.index(below: schema.entities.count, "an object names an unknown entity")
+            let entity = schema.entities[entityIndex]
             guard entity.description != nil else {
                 throw StoreError(code: .incompatibleModel,
                                  message: "The binary store holds objects of entity '\(entity.name)', which the model "
@@ -233,8 +240,25 @@ enum BinaryStoreFormat {
             let key = try reader.zigzag()
             let version = try reader.zigzag()
             let valueCount = try reader.count(minimumSize: 2)
-            var values: [String: any Sendable] = [:]
-            values.reserveCapacity(valueCount)
+            let layout = layouts[entityIndex]
+            var row = [(any Sendable)?](repeating: nil, count: layout?.keys.names.count ?? 0)
+            // Values of properties the layout has no key for (none unless the model changed): a dictionary instead.
+            var values: [String: any Sendable]?
+            func keep(_ value: any Sendable, property: Int, name: String) {
+                if values == nil, let position = layout?.positions[property], position >= 0 {
+                    row[position] = value
+                    return
+                }
+                if values == nil {
+                    values = [:]
+                    if let layout {
+                        for (position, name) in layout.keys.names.enumerated() where row[position] != nil {
+                            values![name] = row[position]
+                        }
+                    }
+                }
+                values![name] = value
+            }
             for _ in 0..<valueCount {
                 let property = try reader.index(below: entity.slots.count, "a value names an unknown property")
                 let name = entity.propertyNames[property]
@@ -249,7 +273,7 @@ enum BinaryStoreFormat {
                         throw reader.corrupt("attribute '\(name)' of \(entity.name) holds a value that is not "
                                                 + "of type \(type.rawValue)")
                     }
-                    values[name] = value
+                    keep(value, property: property, name: name)
                 case .relationship(let isToMany, let destinations):
                     let isValid = isToMany
                         ? (value as? [ManagedObjectID])?.allSatisfy { destinations.contains($0.entityName) } == true
@@ -259,7 +283,7 @@ enum BinaryStoreFormat {
                                                 + (isToMany ? "a list of object IDs" : "an object ID") + " of "
                                                 + destinations.joined(separator: " or "))
                     }
-                    values[name] = value
+                    keep(value, property: property, name: name)
                 case .dropped:
                     continue
                 case .unknown:
@@ -273,7 +297,11 @@ enum BinaryStoreFormat {
                 }
             }
             let id = ManagedObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, referenceKey: key)
-            records.append(StoreRecord(objectID: id, version: version, values: values))
+            if values == nil, let layout {
+                records.append(StoreRecord(objectID: id, version: version, keys: layout.keys, row: row))
+            } else {
+                records.append(StoreRecord(objectID: id, version: version, values: values ?? [:]))
+            }
         }
         guard reader.remaining == 0 else { throw reader.corrupt("unexpected bytes after the last object") }
         return (records, nextKey)
