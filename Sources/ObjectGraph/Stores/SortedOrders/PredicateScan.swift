@@ -35,20 +35,7 @@ struct PredicateScan {
     /// how many it passed. With a row test, the walk calls it in a loop of its own: a count walks every match of
     /// its range, and a call per match cost several times the test (callgrind, the daemon's `SessionsAt`).
     mutating func skipMatches(_ count: Int, in views: [RecordView], after position: inout Int) throws -> Int {
-        var passed = 0
-        guard let rows else {
-            while passed < count, try nextMatch(in: views, after: &position) != nil { passed += 1 }
-            return passed
-        }
-        if position < range.lowerBound { position = range.lowerBound }
-        let end = min(views.count, range.upperBound)
-        while passed < count, position < end {
-            let index = position
-            position += 1
-            if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
-            if try rows(index) { passed += 1 }
-        }
-        return passed
+        try walkMatches(count, in: views, after: &position) { _ in }
     }
 
     /// Appends the positions of up to `count` matches from `position` on to `positions` (as that many calls of
@@ -58,10 +45,19 @@ struct PredicateScan {
     mutating func appendMatches(
         _ count: Int, in views: [RecordView], after position: inout Int, to positions: inout [Int]
     ) throws -> Int {
+        try walkMatches(count, in: views, after: &position) { positions.append($0) }
+    }
+
+    /// The walk of ``skipMatches(_:in:after:)`` and ``appendMatches(_:in:after:to:)``: up to `count` matches from
+    /// `position` on, each handed to `match`, the row test (when there is one) kept in hand for the whole walk.
+    @inline(__always)
+    private mutating func walkMatches(
+        _ count: Int, in views: [RecordView], after position: inout Int, _ match: (Int) -> Void
+    ) throws -> Int {
         var passed = 0
         guard let rows else {
             while passed < count, let index = try nextMatch(in: views, after: &position) {
-                positions.append(index)
+                match(index)
                 passed += 1
             }
             return passed
@@ -73,7 +69,7 @@ struct PredicateScan {
             position += 1
             if index & 0xFFF == 0xFFF { try StoreCancellation.checkCancellation() }
             if try rows(index) {
-                positions.append(index)
+                match(index)
                 passed += 1
             }
         }
