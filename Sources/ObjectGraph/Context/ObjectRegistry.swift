@@ -43,9 +43,6 @@ final class ObjectRegistry {
     private var tableIndex: [ObjectIdentifier: Int] = [:]
     @exclusivity(unchecked)
     private var lastTable = -1
-    /// The identity of the last table's names (see `Table.identity`); meaningful while `lastTable` is not -1.
-    @exclusivity(unchecked)
-    private var lastIdentity = ObjectIdentifier(ObjectRegistry.self)
     @exclusivity(unchecked)
     private var others: [ManagedObjectID: ManagedObject] = [:]
     /// How many objects are registered.
@@ -59,12 +56,11 @@ final class ObjectRegistry {
     /// The table for an ID's store and entity, if one exists (or `create`: made now).
     private func table(for id: ManagedObjectID, create: Bool) -> Int? {
         // An ID whose own names are the last table's shared pair belongs there.
-        if lastTable >= 0, id.namesIdentity == lastIdentity { return lastTable }
+        if lastTable >= 0, tables[lastTable].identity == id.namesIdentity { return lastTable }
         guard let names = id.sharedPair else { return nil }
         let identity = ObjectIdentifier(names)
         if let index = tableIndex[identity] {
             lastTable = index
-            lastIdentity = identity
             return index
         }
         guard create else { return nil }
@@ -73,7 +69,6 @@ final class ObjectRegistry {
         tables.append(Table(names: names, identity: identity, isTemporary: isTemporary, base: base))
         tableIndex[identity] = tables.count - 1
         lastTable = tables.count - 1
-        lastIdentity = identity
         return lastTable
     }
 
