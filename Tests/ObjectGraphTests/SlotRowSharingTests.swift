@@ -73,3 +73,54 @@ struct SlotRowSharingTests {
         #expect(talk.value(forKey: "title") as? String == "Changed, not saved")
     }
 }
+
+/// A context that goes away empties its loaded objects' to-many lists in place (breaking the cycles between related
+/// objects): an object kept past its context reads an empty list, and the objects its lists held are freed.
+@Suite("Lists after the context went away")
+struct ListsAfterContextTests {
+    private static func model() -> ManagedObjectModel {
+        let room = EntityDescription(
+            name: "Room",
+            properties: [
+                AttributeDescription(name: "name", type: .string),
+                RelationshipDescription(name: "talks", destination: "Talk", inverse: "room", toMany: true),
+            ])
+        let talk = EntityDescription(
+            name: "Talk",
+            properties: [
+                AttributeDescription(name: "title", type: .string),
+                RelationshipDescription(name: "room", destination: "Room", inverse: "talks"),
+            ])
+        return ManagedObjectModel(entities: [room, talk])
+    }
+
+    @Test func aListReadAfterItsContextWentAwayIsEmptyAndItsObjectsAreFreed() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.addPersistentStore(type: .inMemory)
+        do {
+            let writer = ManagedObjectContext(coordinator: coordinator)
+            let room = writer.insertNewObject(forEntityName: "Room")
+            room.setValue("Hall A", forKey: "name")
+            for index in 0..<3 {
+                let talk = writer.insertNewObject(forEntityName: "Talk")
+                talk.setValue("Talk \(index)", forKey: "title")
+                talk.setValue(room, forKey: "room")
+            }
+            try writer.save()
+        }
+        weak var talk: ManagedObject?
+        var kept: ManagedObject?
+        do {
+            let reader = ManagedObjectContext(coordinator: coordinator)
+            let room = try #require(try reader.fetch(FetchRequest(entityName: "Room")).first)
+            let talks = room.objects(forKey: "talks")
+            #expect(talks.count == 3)
+            talk = talks.first
+            kept = room
+        }
+        let room = try #require(kept)
+        #expect(room.value(forKey: "name") as? String == "Hall A")
+        #expect(room.objects(forKey: "talks").isEmpty)
+        #expect(talk == nil)
+    }
+}
