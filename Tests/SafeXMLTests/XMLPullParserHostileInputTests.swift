@@ -91,6 +91,26 @@ import Testing
         #expect(error?.code == .textTooLong)
     }
 
+    /// Through `readText` too, whether the element holds one text node or texts coalesced across a comment; text
+    /// at the limit passes.
+    @Test func textLengthLimitIsEnforcedByReadText() throws {
+        let limits = XMLLimits(maxTextLength: 100)
+        let long = String(repeating: "x", count: 101)
+        let half = String(repeating: "y", count: 60)
+        for xml in ["<r><a>\(long)</a></r>", "<r><a>\(half)<!--c-->\(half)</a></r>"] {
+            var parser = try XMLPullParser(data: Data(xml.utf8), limits: limits)
+            _ = try parser.next()
+            _ = try parser.next()
+            let error = xmlError { () throws(XMLError) in _ = try parser.readText() }
+            #expect(error?.code == .textTooLong, "\(xml.prefix(20))")
+        }
+        let atLimit = String(repeating: "z", count: 100)
+        var parser = try XMLPullParser(data: Data("<r><a>\(atLimit)</a></r>".utf8), limits: limits)
+        _ = try parser.next()
+        _ = try parser.next()
+        #expect(try parser.readText() == atLimit)
+    }
+
     @Test func billionLaughsIsRejectedQuickly() {
         let xml = """
             <?xml version="1.0"?>

@@ -79,6 +79,72 @@ import Testing
         #expect(try parser.next() == nil)
     }
 
+    /// `readText` reads an element of one text node without making events; every other content (a comment between
+    /// two texts, CDATA beside text, a child element, nothing) goes on event by event, with the same result.
+    @Test func readTextOfEveryShapeOfContent() throws {
+        let xml = """
+            <r><a>plain</a><b>one<!--c-->two</b><c>x<![CDATA[<y>]]></c><d><![CDATA[z]]></d><e></e>\
+            <f><?pi?>after</f><g>t<h/>u</g><i>&#65;&amp;B</i><j>last</j></r>
+            """
+        var parser = try XMLPullParser(data: Data(xml.utf8))
+        _ = try parser.next()  // r
+        var texts: [String: String] = [:]
+        while case .startElement(let start)? = try parser.next() {
+            texts[start.name] = try parser.readText()
+        }
+        #expect(
+            texts == [
+                "a": "plain", "b": "onetwo", "c": "x<y>", "d": "z", "e": "", "f": "after", "g": "tu", "i": "A&B",
+                "j": "last",
+            ])
+        #expect(try parser.next() == nil)
+    }
+
+    /// After `readText`, the events go on where the element ended: the next start, text and end come in order.
+    @Test func eventsAfterReadTextContinueAtTheNextNode() throws {
+        var parser = try XMLPullParser(data: Data("<r><a>x</a>between<b>y<c/></b>tail</r>".utf8))
+        _ = try parser.next()  // r
+        _ = try parser.next()  // a
+        #expect(try parser.readText() == "x")
+        #expect(try parser.next() == .text("between"))
+        #expect(try parser.next() == .start("b", line: 1))
+        #expect(try parser.next() == .text("y"))
+        #expect(try parser.next() == .start("c", line: 1, isEmpty: true))
+        #expect(try parser.next() == .end("c"))
+        #expect(try parser.next() == .end("b"))
+        #expect(try parser.next() == .text("tail"))
+        #expect(try parser.next() == .end("r"))
+        #expect(try parser.next() == nil)
+    }
+
+    /// An error met inside `readText` is thrown there and by every later call, as `next()` does.
+    @Test func readTextThrowsAMalformedEndAndKeepsThrowingIt() throws {
+        // The mismatch sits past libxml2's read-ahead, so the start of `a` is read without it.
+        let text = String(repeating: "x", count: 100_000)
+        var parser = try XMLPullParser(data: Data("<r><a>\(text)</b></r>".utf8))
+        _ = try parser.next()
+        _ = try parser.next()
+        let first = xmlError { () throws(XMLError) in _ = try parser.readText() }
+        #expect(first?.code == .notWellFormed)
+        let again = xmlError { () throws(XMLError) in _ = try parser.next() }
+        #expect(again == first)
+    }
+
+    /// A file with more element names than the parser's table of recent names (64) still names every element
+    /// right, whichever slot two names share.
+    @Test func manyDistinctNamesAreAllNamedRight() throws {
+        let names = (0..<300).map { "element\($0)" }
+        let body = names.map { "<\($0)>\($0)</\($0)>" }.joined()
+        var parser = try XMLPullParser(data: Data("<r>\(body)\(body)</r>".utf8))
+        _ = try parser.next()
+        var seen: [String] = []
+        while case .startElement(let start)? = try parser.next() {
+            #expect(try parser.readText() == start.name)
+            seen.append(start.name)
+        }
+        #expect(seen == names + names)
+    }
+
     @Test func skipElementSkipsTheSubtree() throws {
         var parser = try XMLPullParser(data: Data("<r><a><b/>t</a><c/></r>".utf8))
         _ = try parser.next()

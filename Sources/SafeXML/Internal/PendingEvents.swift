@@ -8,6 +8,18 @@ struct PendingEvents {
         events.append(event)
     }
 
+    var isEmpty: Bool { head == events.count }
+
+    /// Puts `event` before every queued one.
+    mutating func prepend(_ event: XMLEvent) {
+        if head > 0 {
+            head -= 1
+            events[head] = event
+        } else {
+            events.insert(event, at: 0)
+        }
+    }
+
     mutating func popFirst() -> XMLEvent? {
         guard head < events.count else { return nil }
         let event = events[head]

@@ -38,6 +38,9 @@ public struct XMLPullParser: ~Copyable {
     let limits: XMLLimits
     let fileName: String?
     private var names: [UnsafePointer<xmlChar>: String] = [:]
+    private static let recentNameSlots = 64
+    private var recentNames = [(pointer: UnsafePointer<xmlChar>?, name: String)](
+        repeating: (nil, ""), count: recentNameSlots)
     private var text: [UInt8] = []
     private var hasText = false
     private var pending = PendingEvents()
@@ -139,35 +142,104 @@ public struct XMLPullParser: ~Copyable {
     }
 
     private mutating func readEvent() throws(XMLError) -> XMLEvent? {
-        while true {
-            let status = xmlTextReaderRead(reader)
-            guard status == 1 else {
-                if status == 0, context.firstFatalError == nil, !context.exceededMaxBytes {
-                    isAtEnd = true
-                    return hasText ? .text(takeText()) : nil
-                }
-                throw makeError()
-            }
-            switch UInt32(bitPattern: xmlTextReaderNodeType(reader)) {
-            case XML_READER_TYPE_ELEMENT.rawValue:
-                let start = try makeElementStart()
-                if start.isEmpty {
-                    return emit(.startElement(start), then: .endElement(name: start.name))
-                }
-                return emit(.startElement(start))
-            case XML_READER_TYPE_END_ELEMENT.rawValue:
-                return emit(.endElement(name: internedName()))
-            case XML_READER_TYPE_TEXT.rawValue, XML_READER_TYPE_CDATA.rawValue,
-                XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue, XML_READER_TYPE_WHITESPACE.rawValue:
-                try appendText()
-            case XML_READER_TYPE_ENTITY_REFERENCE.rawValue:
-                throw error(.entityDeclarationForbidden, entityMessage)
-            case XML_READER_TYPE_DOCUMENT_TYPE.rawValue:
-                try checkDocumentType()
-            default:
-                continue  // comments, processing instructions
+        while try advance() {
+            if let event = try eventForCurrentNode() {
+                return event
             }
         }
+        return hasText ? .text(takeText()) : nil
+    }
+
+    /// Moves the reader to the next node: true when there is one, false at the end of the document (``isAtEnd``
+    /// is set then); throws what libxml2 reported.
+    private mutating func advance() throws(XMLError) -> Bool {
+        let status = xmlTextReaderRead(reader)
+        guard status == 1 else {
+            if status == 0, context.firstFatalError == nil, !context.exceededMaxBytes {
+                isAtEnd = true
+                return false
+            }
+            throw makeError()
+        }
+        return true
+    }
+
+    private var nodeType: UInt32 { UInt32(bitPattern: xmlTextReaderNodeType(reader)) }
+
+    private static func isText(_ type: UInt32) -> Bool {
+        type == XML_READER_TYPE_TEXT.rawValue || type == XML_READER_TYPE_CDATA.rawValue
+            || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue || type == XML_READER_TYPE_WHITESPACE.rawValue
+    }
+
+    /// The event the reader's current node makes, with any it makes after it queued; nil for a node that makes
+    /// none yet (text, which is coalesced with what follows, comments, processing instructions).
+    private mutating func eventForCurrentNode() throws(XMLError) -> XMLEvent? {
+        let type = nodeType
+        switch type {
+        case XML_READER_TYPE_ELEMENT.rawValue:
+            let start = try makeElementStart()
+            if start.isEmpty {
+                return emit(.startElement(start), then: .endElement(name: start.name))
+            }
+            return emit(.startElement(start))
+        case XML_READER_TYPE_END_ELEMENT.rawValue:
+            return emit(.endElement(name: internedName()))
+        case _ where Self.isText(type):
+            try appendText()
+        case XML_READER_TYPE_ENTITY_REFERENCE.rawValue:
+            throw error(.entityDeclarationForbidden, entityMessage)
+        case XML_READER_TYPE_DOCUMENT_TYPE.rawValue:
+            try checkDocumentType()
+        default:
+            break  // comments, processing instructions
+        }
+        return nil
+    }
+
+    /// ``readText()`` of an element that holds one text node or none (`<title>Opening</title>`, `<a></a>`), the
+    /// usual case, read straight from the reader without making events. Returns nil when the element holds
+    /// anything else: what was read is then queued as the events ``next()`` would have returned, and the caller
+    /// goes on event by event.
+    mutating func readSingleText() throws(XMLError) -> String? {
+        guard pending.isEmpty, failure == nil, !isAtEnd, !hasText else { return nil }
+        do {
+            guard try advance() else { return nil }
+            var type = nodeType
+            if type == XML_READER_TYPE_END_ELEMENT.rawValue { return "" }
+            if Self.isText(type) {
+                // Decoded at once: the node is freed when the reader moves on, and most elements end here.
+                let single = try currentText()
+                guard try advance() else {
+                    pending.append(.text(single))
+                    return nil
+                }
+                type = nodeType
+                if type == XML_READER_TYPE_END_ELEMENT.rawValue { return single }
+                text.append(contentsOf: single.utf8)
+                hasText = true
+            }
+            if let event = try eventForCurrentNode() { pending.prepend(event) }
+            return nil
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// The current text node's value, checked against the text limit.
+    private func currentText() throws(XMLError) -> String {
+        guard let value = xmlTextReaderConstValue(reader) else { return "" }
+        let count = strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))
+        guard count <= limits.maxTextLength else { throw textTooLong() }
+        return String(decoding: UnsafeBufferPointer(start: value, count: count), as: UTF8.self)
+    }
+
+    private func textTooLong() -> XMLError {
+        error(
+            .textTooLong,
+            "A text node is longer than the limit of \(limits.maxTextLength) bytes. "
+                + "Raise XMLLimits.maxTextLength if the document is trusted."
+        )
     }
 
     /// Returns `event`, or the pending text first with `event` queued after it.
@@ -191,13 +263,7 @@ public struct XMLPullParser: ~Copyable {
     private mutating func appendText() throws(XMLError) {
         guard let value = xmlTextReaderConstValue(reader) else { return }
         let count = strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))
-        guard text.count + count <= limits.maxTextLength else {
-            throw error(
-                .textTooLong,
-                "A text node is longer than the limit of \(limits.maxTextLength) bytes. "
-                    + "Raise XMLLimits.maxTextLength if the document is trusted."
-            )
-        }
+        guard text.count + count <= limits.maxTextLength else { throw textTooLong() }
         text.append(contentsOf: UnsafeBufferPointer(start: value, count: count))
         hasText = true
     }
@@ -227,13 +293,25 @@ public struct XMLPullParser: ~Copyable {
 
     /// The current node's qualified name. libxml2 interns names in the reader's dictionary (owned by the reader,
     /// never freed by us), so equal names share a pointer and each is decoded into a `String` only once.
+    ///
+    /// The names seen last sit in a small table indexed by their address, checked before the dictionary: a file's
+    /// few distinct names come back for every element, and the table's test costs less than hashing the address.
     private mutating func internedName() -> String {
         guard let pointer = xmlTextReaderConstName(reader) else { return "" }
-        if let name = names[pointer] {
-            return name
+        // Fibonacci hashing of the address: its top six bits pick one of the 64 slots (libxml2's names sit close
+        // together, so low bits collide).
+        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: pointer)) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        if recentNames[slot].pointer == pointer {
+            return recentNames[slot].name
         }
-        let name = String(cString: pointer)
-        names[pointer] = name
+        let name: String
+        if let known = names[pointer] {
+            name = known
+        } else {
+            name = String(cString: pointer)
+            names[pointer] = name
+        }
+        recentNames[slot] = (pointer, name)
         return name
     }
 
