@@ -44,6 +44,61 @@ import Testing
             })
     }
 
+    /// A third run is told apart from the second as well as the first: a copy of the second run is a duplicate of
+    /// it, and a file that spells out a repeat run's suffixed guid is a duplicate of that run.
+    @Test func laterRunsAndSuffixedGuidsAreTrackedLikeTheFirst() throws {
+        let data = frabXML(
+            conference: "<time_zone_name>UTC</time_zone_name>",
+            days: """
+                <day index="1" date="2020-01-01"><room name="A">
+                <event guid="G"><start>09:00</start><duration>01:00</duration><title>First</title></event>
+                <event guid="G"><start>11:00</start><duration>01:00</duration><title>Second</title></event>
+                <event guid="G"><start>13:00</start><duration>01:00</duration><title>Third</title></event>
+                <event guid="G"><start>11:00</start><duration>01:00</duration><title>Second copy</title></event>
+                <event guid="G@20200101T130000Z"><start>16:00</start><duration>01:00</duration><title>Spelt</title></event>
+                </room></day>
+                """)
+        let document = try FrabXMLReader().read(data, source: "t.xml")
+        #expect(document.sessions.map(\.title) == ["First", "Second", "Third"])
+        #expect(document.sessions.map(\.guid) == ["G", "G@20200101T110000Z", "G@20200101T130000Z"])
+        let second = try #require(line(of: "<title>Second</title>", in: data))
+        let copy = try #require(line(of: "Second copy", in: data))
+        let spelt = try #require(line(of: "Spelt", in: data))
+        #expect(
+            document.warnings.contains {
+                $0.hasPrefix("line \(copy): duplicate of the session at line \(second) (guid:G, same start and room)")
+            })
+        #expect(
+            document.warnings.contains {
+                $0 == "line \(spelt): duplicate session guid:G@20200101T130000Z ignored; the first occurrence is kept"
+            })
+    }
+
+    /// Two events with one numeric id but different guids are two sessions (the guid is the identity), and the
+    /// reader says which line had the id first; a third event with the id is named against the first too.
+    @Test func anEventIDSharedByDifferentGuidsKeepsBothWithAWarning() throws {
+        let data = frabXML(
+            conference: "<time_zone_name>UTC</time_zone_name>",
+            days: """
+                <day index="1" date="2020-01-01"><room name="A">
+                <event guid="G1" id="7"><start>09:00</start><duration>01:00</duration><title>One</title></event>
+                <event guid="G2" id="7"><start>10:00</start><duration>01:00</duration><title>Two</title></event>
+                <event guid="G3" id="7"><start>11:00</start><duration>01:00</duration><title>Three</title></event>
+                </room></day>
+                """)
+        let document = try FrabXMLReader().read(data, source: "t.xml")
+        #expect(document.sessions.map(\.title) == ["One", "Two", "Three"])
+        let one = try #require(line(of: "<title>One</title>", in: data))
+        for title in ["Two", "Three"] {
+            let at = try #require(line(of: "<title>\(title)</title>", in: data))
+            #expect(
+                document.warnings.contains {
+                    $0 == "line \(at): event id 7 is shared with the session at line \(one); "
+                        + "both kept, their guids differ"
+                })
+        }
+    }
+
     @Test func theSameStartInAnotherRoomKeepsTheFirst() throws {
         let data = frabXML(
             conference: "<time_zone_name>UTC</time_zone_name>",

@@ -14,3 +14,15 @@ public struct PersonInfo: Sendable, Hashable {
         self.id = id
     }
 }
+
+extension PersonInfo {
+    /// What tells persons apart within a document: the guid, else the id, else the name.
+    enum Key: Hashable {
+        case guid(String)
+        case id(String)
+        case name(String)
+    }
+
+    /// The person's ``Key``.
+    var key: Key { guid.map { .guid($0) } ?? id.map { .id($0) } ?? .name(name) }
+}

@@ -60,6 +60,19 @@ public struct SessionIdentity: Sendable, Hashable, Comparable, CustomStringConve
     /// The `kind:value` form.
     public var description: String { "\(kind.rawValue):\(value)" }
 
+    /// Hashes the value and the kind's case (not its raw string, which a raw-value enum would hash by default):
+    /// a reader hashes each session's identity once or twice.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+        switch kind {
+        case .guid: hasher.combine(0 as UInt8)
+        case .code: hasher.combine(1 as UInt8)
+        case .id: hasher.combine(2 as UInt8)
+        case .uid: hasher.combine(3 as UInt8)
+        case .title: hasher.combine(4 as UInt8)
+        }
+    }
+
     /// Orders by the string form.
     public static func < (lhs: SessionIdentity, rhs: SessionIdentity) -> Bool {
         lhs.description < rhs.description

@@ -21,10 +21,12 @@ struct DocumentAssembler {
 
     private(set) var sessions: [SessionInfo] = []
     private(set) var warnings: [String] = []
-    /// The runs kept for each identity as written (before a repeat run's suffix).
-    private var runs: [SessionIdentity: [Run]] = [:]
-    /// Every identity kept, suffixed ones included.
-    private var keptIdentities: Set<SessionIdentity> = []
+    /// The first run kept for each identity as written (it keeps that identity).
+    private var firstRuns: [SessionIdentity: Run] = [:]
+    /// The later runs of an identity as written, kept under suffixed identities.
+    private var laterRuns: [SessionIdentity: [Run]] = [:]
+    /// The suffixed identities of kept repeat runs: with the keys of `firstRuns`, every identity kept.
+    private var suffixedIdentities: Set<SessionIdentity> = []
     private var eventIDs: [SessionEventID: Int] = [:]
     private var roomNames: [String] = []
     private var roomSet: Set<String> = []
@@ -34,15 +36,27 @@ struct DocumentAssembler {
     /// Rooms and tracks some kept session uses: only those are listed.
     private var usedRooms: Set<String> = []
     private var usedTracks: Set<String> = []
+    /// The room and track of the last session added: sessions come in runs of the same room (a frab `<room>`) and
+    /// often of the same track, which need no lookups.
+    private var lastRoom: String?
+    private var lastTrack: String?
     private var trackColors: [String: String] = [:]
     private var persons: [PersonInfo] = []
-    private var personKeys: Set<String> = []
+    private var personKeys: Set<PersonInfo.Key> = []
     let source: String
     let maxSessions: Int
 
     init(source: String, maxSessions: Int) {
         self.source = source
         self.maxSessions = maxSessions
+    }
+
+    /// Makes room for `count` sessions (the file's events), so the tables are not rehashed as they grow.
+    mutating func reserveCapacity(_ count: Int) {
+        let count = min(count, maxSessions)
+        sessions.reserveCapacity(count)
+        firstRuns.reserveCapacity(count)
+        eventIDs.reserveCapacity(count)
     }
 
     mutating func warn(_ message: String, line: Int? = nil) {
@@ -53,7 +67,7 @@ struct DocumentAssembler {
     /// declared or used, and only rooms some session uses are listed. A guid fills in the room's guid if it has none.
     mutating func noteRoom(_ name: String?, guid: String? = nil) {
         guard let name = FieldText.optional(name) else { return }
-        if roomGuids[name] == nil, let guid = FieldText.guid(guid) { roomGuids[name] = guid }
+        if let guid = FieldText.guid(guid), roomGuids[name] == nil { roomGuids[name] = guid }
         if roomSet.insert(name).inserted { roomNames.append(name) }
     }
 
@@ -61,7 +75,7 @@ struct DocumentAssembler {
     /// only tracks some session uses are listed, in the order first declared or used.
     mutating func noteTrack(_ name: String?, color: String? = nil) {
         guard let name = FieldText.optional(name) else { return }
-        if trackColors[name] == nil, let color = FieldText.optional(color) { trackColors[name] = color }
+        if let color = FieldText.optional(color), trackColors[name] == nil { trackColors[name] = color }
         if trackSet.insert(name).inserted { trackNames.append(name) }
     }
 
@@ -72,21 +86,26 @@ struct DocumentAssembler {
 
     /// Adds a session, as a repeat run under a suffixed identity when its identity was seen at another start;
     /// returns whether it was added (false for a duplicate, merged into the first).
+    ///
+    /// A session of a new identity, the usual case, costs one lookup of its identity: the run is put in place and
+    /// taken out again only when the identity was there before.
     @discardableResult
-    mutating func add(_ session: SessionInfo, line: Int?) throws(ScheduleError) -> Bool {
-        var session = session
+    mutating func add(_ session: consuming SessionInfo, line: Int?) throws(ScheduleError) -> Bool {
         let written = session.identity
-        let at = line.map { " at line \($0)" } ?? ""
+        let run = Run(start: session.start, room: session.roomName, line: line)
         var isRepeatRun = false
-        if let earlier = runs[written] {
+        if let first = firstRuns.updateValue(run, forKey: written) {
+            firstRuns[written] = first
+            let earlier = [first] + (laterRuns[written] ?? [])
             if let same = earlier.first(where: { $0.start == session.start }) {
-                let first = same.line.map { " at line \($0)" } ?? ""
+                let firstLine = same.line.map { " at line \($0)" } ?? ""
                 if same.room == session.roomName {
                     warn(
-                        "duplicate of the session\(first) (\(written), same start and room) merged into it", line: line)
+                        "duplicate of the session\(firstLine) (\(written), same start and room) merged into it",
+                        line: line)
                 } else {
                     warn(
-                        "\(written) starts at the same time as the session\(first) but in room "
+                        "\(written) starts at the same time as the session\(firstLine) but in room "
                             + "\(session.roomName ?? "(none)") instead of \(same.room ?? "(none)"); "
                             + "dropped, the first is kept",
                         line: line)
@@ -95,15 +114,18 @@ struct DocumentAssembler {
             }
             session.identify(asRepeatRunOf: written)
             let renamed = session.identity
-            guard !keptIdentities.contains(renamed) else {
+            guard firstRuns[renamed] == nil, !suffixedIdentities.contains(renamed) else {
                 warn("duplicate session \(renamed) ignored; the first occurrence is kept", line: line)
                 return false
             }
-            let first = earlier[0].line.map { ", line \($0)," } ?? ""
+            let at = line.map { " at line \($0)" } ?? ""
+            let firstAt = first.line.map { ", line \($0)," } ?? ""
             warn(
-                "repeat run of \(written)\(at) kept as \(renamed) (the first run\(first) keeps \(written))", line: line)
+                "repeat run of \(written)\(at) kept as \(renamed) (the first run\(firstAt) keeps \(written))",
+                line: line)
             isRepeatRun = true
-        } else if keptIdentities.contains(written) {
+        } else if !suffixedIdentities.isEmpty, suffixedIdentities.contains(written) {
+            firstRuns[written] = nil
             warn("duplicate session \(written) ignored; the first occurrence is kept", line: line)
             return false
         }
@@ -114,24 +136,29 @@ struct DocumentAssembler {
                     "More than \(maxSessions) sessions; raise ScheduleReaderLimits.maxSessions if the file is genuine.",
                 line: line, source: source)
         }
-        if written.kind == .guid, !isRepeatRun, let eventID = session.eventID {
-            if let firstLine = eventIDs[eventID] {
-                warn(
-                    "event id \(eventID) is shared with the session at line \(firstLine); both kept, their guids differ",
-                    line: line)
-            } else {
-                eventIDs[eventID] = line ?? 0
-            }
+        if isRepeatRun {
+            laterRuns[written, default: []].append(run)
+            suffixedIdentities.insert(session.identity)
+        } else if written.kind == .guid, let eventID = session.eventID,
+            let firstLine = eventIDs.updateValue(line ?? 0, forKey: eventID)
+        {
+            eventIDs[eventID] = firstLine
+            warn(
+                "event id \(eventID) is shared with the session at line \(firstLine); both kept, their guids differ",
+                line: line)
         }
-        runs[written, default: []].append(Run(start: session.start, room: session.roomName, line: line))
-        keptIdentities.insert(session.identity)
-        noteRoom(session.roomName)
-        noteTrack(session.trackName)
-        if let room = FieldText.optional(session.roomName) { usedRooms.insert(room) }
-        if let track = FieldText.optional(session.trackName) { usedTracks.insert(track) }
+        if let room = FieldText.optional(session.roomName), room != lastRoom {
+            noteRoom(room)
+            usedRooms.insert(room)
+            lastRoom = room
+        }
+        if let track = FieldText.optional(session.trackName), track != lastTrack {
+            noteTrack(track)
+            usedTracks.insert(track)
+            lastTrack = track
+        }
         for person in session.persons {
-            let key = person.guid.map { "guid:" + $0 } ?? person.id.map { "id:" + $0 } ?? "name:" + person.name
-            if personKeys.insert(key).inserted { persons.append(person) }
+            if personKeys.insert(person.key).inserted { persons.append(person) }
         }
         sessions.append(session)
         return true

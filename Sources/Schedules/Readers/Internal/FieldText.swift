@@ -9,23 +9,39 @@ enum FieldText {
     /// Lowercases a guid that parses as a UUID; trims other guids.
     static func guid(_ text: String?) -> String? {
         guard let trimmed = text?.trimmedNonEmpty else { return nil }
-        return isUUID(trimmed) ? trimmed.lowercased() : trimmed
+        switch uuidCase(trimmed) {
+        case .upper: return trimmed.lowercased()
+        case .lower, .notUUID: return trimmed
+        }
     }
 
     /// `8-4-4-4-12` hexadecimal digits; checked by hand because `UUID(uuidString:)` uses `sscanf` on Linux.
     static func isUUID(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        for (offset, byte) in text.utf8.enumerated() {
+        uuidCase(text) != .notUUID
+    }
+
+    private enum UUIDCase { case notUUID, lower, upper }
+
+    /// Whether `text` is a UUID, and whether it has upper-case digits (which a guid is lowercased for).
+    private static func uuidCase(_ text: String) -> UUIDCase {
+        let bytes = text.utf8.span
+        guard bytes.count == 36 else { return .notUUID }
+        var hasUpper = false
+        for offset in 0..<36 {
+            let byte = bytes[offset]
             if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
+                guard byte == UInt8(ascii: "-") else { return .notUUID }
+            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                continue
+            } else if byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f") {
+                continue
+            } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") {
+                hasUpper = true
             } else {
-                let lower = byte | 0x20
-                guard (byte >= 48 && byte <= 57) || (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f")) else {
-                    return false
-                }
+                return .notUUID
             }
         }
-        return true
+        return hasUpper ? .upper : .lower
     }
 
     /// `true`, `yes` or `1` (any case) is true; anything else false.

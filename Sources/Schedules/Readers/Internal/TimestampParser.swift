@@ -97,7 +97,8 @@ enum TimestampParser {
 
     /// `H+:MM` or `H+:MM:SS` as seconds, with any number of hour digits (for durations).
     static func parseHMS<S: StringProtocol>(_ text: S) -> Int? {
-        var fields: [Int] = []
+        var fields = (0, 0, 0)
+        var count = 0
         var current = 0
         var digits = 0
         for byte in text.utf8 {
@@ -106,8 +107,9 @@ enum TimestampParser {
                 current = current * 10 + Int(byte - 48)
                 digits += 1
             } else if byte == UInt8(ascii: ":") {
-                guard digits > 0, fields.count < 2 else { return nil }
-                fields.append(current)
+                guard digits > 0, count < 2 else { return nil }
+                if count == 0 { fields.0 = current } else { fields.1 = current }
+                count += 1
                 current = 0
                 digits = 0
             } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == 10 || byte == 13 {
@@ -116,11 +118,11 @@ enum TimestampParser {
                 return nil
             }
         }
-        guard digits > 0 else { return nil }
-        fields.append(current)
-        guard fields.count >= 2 else { return nil }
-        guard fields[1] < 60, fields.count < 3 || fields[2] < 61 else { return nil }
-        return fields[0] * 3600 + fields[1] * 60 + (fields.count == 3 ? min(fields[2], 59) : 0)
+        guard digits > 0, count >= 1 else { return nil }
+        if count == 1 { fields.1 = current } else { fields.2 = current }
+        count += 1
+        guard fields.1 < 60, count < 3 || fields.2 < 61 else { return nil }
+        return fields.0 * 3600 + fields.1 * 60 + (count == 3 ? min(fields.2, 59) : 0)
     }
 
     private static func clock(_ hour: Int, _ minute: Int, _ second: Int) -> Int? {
