@@ -80,20 +80,25 @@ extension String {
     /// The string without surrounding white space, or nil when nothing is left.
     /// Trims ASCII white space (space, tab, CR, LF) on the UTF-8 view: Foundation's
     /// `trimmingCharacters(in:)` bridges through NSString on Linux and dominated read profiles.
-    /// Reads the bytes through a span: `UTF8View.last` and index steps cost tens of instructions each, and every
-    /// field of every session is trimmed.
+    /// Reads the bytes in place (a copy only for a string without contiguous UTF-8): `UTF8View.last` and index
+    /// steps cost tens of instructions each, and every field of every session is trimmed.
     var trimmedNonEmpty: String? {
-        let bytes = utf8.span
-        let count = bytes.count
-        guard count > 0 else { return nil }
-        if !Self.isSpace(bytes[0]) && !Self.isSpace(bytes[count - 1]) { return self }
-        var start = 0
-        var end = count
-        while start < end, Self.isSpace(bytes[start]) { start += 1 }
-        while end > start, Self.isSpace(bytes[end - 1]) { end -= 1 }
-        guard start < end else { return nil }
+        let found = utf8.withContiguousStorageIfAvailable(Self.nonSpaceBounds) ?? Self.nonSpaceBounds(Array(utf8))
+        guard let bounds = found else { return nil }
+        if bounds.lowerBound == 0 && bounds.upperBound == utf8.count { return self }
         let view = utf8
-        return String(self[view.index(view.startIndex, offsetBy: start)..<view.index(view.startIndex, offsetBy: end)])
+        let start = view.index(view.startIndex, offsetBy: bounds.lowerBound)
+        return String(self[start..<view.index(start, offsetBy: bounds.count)])
+    }
+
+    /// The offsets of the first and past the last byte that is not ASCII white space, nil when there is none.
+    private static func nonSpaceBounds<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Range<Int>?
+    where Bytes.Index == Int {
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return start < end ? start..<end : nil
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 32 || byte == 9 || byte == 10 || byte == 13 }

@@ -22,13 +22,18 @@ enum FieldText {
 
     private enum UUIDCase { case notUUID, lower, upper }
 
-    /// Whether `text` is a UUID, and whether it has upper-case digits (which a guid is lowercased for).
+    /// Whether `text` is a UUID, and whether it has upper-case digits (which a guid is lowercased for). Reads the
+    /// bytes in place (a copy only for a string without contiguous UTF-8).
     private static func uuidCase(_ text: String) -> UUIDCase {
-        let bytes = text.utf8.span
+        text.utf8.withContiguousStorageIfAvailable(uuidCase(bytes:)) ?? uuidCase(bytes: Array(text.utf8))
+    }
+
+    private static func uuidCase<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> UUIDCase
+    where Bytes.Index == Int {
         guard bytes.count == 36 else { return .notUUID }
         var hasUpper = false
         for offset in 0..<36 {
-            let byte = bytes[offset]
+            let byte = bytes[bytes.startIndex + offset]
             if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
                 guard byte == UInt8(ascii: "-") else { return .notUUID }
             } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
