@@ -80,6 +80,7 @@ extension String {
     /// The string without surrounding white space, or nil when nothing is left.
     /// Trims ASCII white space (space, tab, CR, LF) on the UTF-8 view: Foundation's
     /// `trimmingCharacters(in:)` bridges through NSString on Linux and dominated read profiles.
+    ///
     /// Reads the bytes in place (a copy only for a string without contiguous UTF-8): `UTF8View.last` and index
     /// steps cost tens of instructions each, and every field of every session is trimmed.
     var trimmedNonEmpty: String? {
