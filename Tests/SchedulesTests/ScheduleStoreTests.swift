@@ -107,8 +107,9 @@ struct ScheduleStoreTests {
         let session = try #require(model.entitiesByName["Session"])
         session.properties = session.properties.filter { !["slug", "feedbackURL"].contains($0.name) }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(
-            type: .frabXML, configurationName: "Schedule", at: url, options: [.readOnly: true])
+        let store = try #require(
+            try coordinator.addPersistentStore(
+                type: .frabXML, configurationName: "Schedule", at: url, options: [.readOnly: true]) as? AtomicStore)
         let context = ManagedObjectContext(coordinator: coordinator)
         let request = FetchRequest(entityName: "Session")
         request.sortKeys = [SortKey("start"), SortKey("title")]
@@ -116,6 +117,11 @@ struct ScheduleStoreTests {
         #expect(sessions.map { $0.value(forKey: "title") as? String } == ["One", "Three", "Two", "Four"])
         #expect(sessions[0].objects(forKey: "persons").count == 2)
         #expect((sessions[0].value(forKey: "room") as? ManagedObject)?.value(forKey: "name") as? String == "B")
+        // The store's record keeps the value the model has no property for, beside the others.
+        let one = try #require(store.cacheNode(for: sessions[0].objectID))
+        #expect(one["slug"] as? String == "one")
+        #expect(one["title"] as? String == "One")
+        #expect(one["room"] as? ManagedObjectID == (sessions[0].value(forKey: "room") as? ManagedObject)?.objectID)
     }
 
     @Test func aFileOfAnotherFormatIsRefused() throws {

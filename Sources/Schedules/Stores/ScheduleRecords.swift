@@ -39,14 +39,11 @@ struct ScheduleRecords {
         }
 
         func record(id: ManagedObjectID) -> StoreRecord {
-            guard let keys, extra.isEmpty else {
-                var dictionary = extra
-                if let keys {
-                    for (position, value) in row.enumerated() { if let value { dictionary[keys.names[position]] = value } }
-                }
-                return StoreRecord(objectID: id, values: dictionary)
-            }
-            return StoreRecord(objectID: id, version: 1, keys: keys, row: row)
+            guard let keys else { return StoreRecord(objectID: id, values: extra) }
+            var record = StoreRecord(objectID: id, version: 1, keys: keys, row: row)
+            // A key the layout lacks turns the record into a dictionary of all its values: StoreRecord's own rule.
+            for (key, value) in extra { record[key] = value }
+            return record
         }
     }
 
@@ -92,11 +89,6 @@ struct ScheduleRecords {
 
         init(store: AtomicStore) { self.store = store }
 
-        /// Empty values for a record of `entity`.
-        func values(_ entity: String) -> Values {
-            Values(keys: entityInfo(entity).keys)
-        }
-
         /// A new ID of `entity`: the next reference key, in the order records are made.
         func newID(_ entity: String) -> ManagedObjectID {
             newID(like: entityInfo(entity).prototype)
@@ -128,7 +120,7 @@ struct ScheduleRecords {
 
         /// Adds a record of `entity` with a new ID; returns its position.
         func add(_ entity: String, _ fill: (inout Values) -> Void) -> Int {
-            var values = values(entity)
+            var values = Values(keys: entityInfo(entity).keys)
             fill(&values)
             return add(values, id: newID(entity))
         }

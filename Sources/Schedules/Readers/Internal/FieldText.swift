@@ -15,15 +15,11 @@ enum FieldText {
         }
     }
 
-    /// `8-4-4-4-12` hexadecimal digits; checked by hand because `UUID(uuidString:)` uses `sscanf` on Linux.
-    static func isUUID(_ text: String) -> Bool {
-        uuidCase(text) != .notUUID
-    }
-
     private enum UUIDCase { case notUUID, lower, upper }
 
-    /// Whether `text` is a UUID, and whether it has upper-case digits (which a guid is lowercased for). Reads the
-    /// bytes in place (a copy only for a string without contiguous UTF-8).
+    /// Whether `text` is a UUID (`8-4-4-4-12` hexadecimal digits; checked by hand because `UUID(uuidString:)` uses
+    /// `sscanf` on Linux), and whether it has upper-case digits (which a guid is lowercased for). Reads the bytes in
+    /// place (a copy only for a string without contiguous UTF-8).
     private static func uuidCase(_ text: String) -> UUIDCase {
         text.utf8.withContiguousStorageIfAvailable(uuidCase(bytes:)) ?? uuidCase(bytes: Array(text.utf8))
     }
