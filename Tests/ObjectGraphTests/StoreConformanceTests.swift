@@ -176,6 +176,42 @@ struct StoreConformanceTests {
         #expect(objects.map { $0.value(forKey: "title") as? String } == (0..<10).map { "T\($0)" })
     }
 
+    /// A fired object's to-many list holds its destinations' IDs until first read (made objects of the context
+    /// then, through the context's link): read while the context lives it gives the saved destinations; read
+    /// after the context is gone it is empty, as the relationships of a fault fired without its context are.
+    @Test(arguments: StoreKind.all)
+    func aToManyListReadsItsDestinationsWhileItsContextLivesAndNoneAfter(kind: StoreKind) throws {
+        let fixture = Fixture(kind)
+        try fixture.addStore()
+        let writer = fixture.context()
+        for name in ["Hall A", "Hall B"] {
+            let room = writer.insertNewObject(forEntityName: "Room")
+            room.setValue(name, forKey: "name")
+            for index in 0..<2 { writer.makeSession("\(name)-\(index)").setValue(room, forKey: "room") }
+        }
+        try writer.save()
+
+        let reader = fixture.context()
+        let rooms = try reader.all("Room", sortedBy: "name")
+        #expect(rooms.map { $0.value(forKey: "name") as? String } == ["Hall A", "Hall B"])
+        let guids = rooms[0].objects(forKey: "sessions").compactMap { $0.value(forKey: "guid") as? String }
+        #expect(guids.sorted() == ["Hall A-0", "Hall A-1"])
+        #expect(rooms[0].objects(forKey: "sessions").allSatisfy { $0.managedObjectContext === reader })
+
+        var kept: ManagedObject?
+        weak var gone: ManagedObjectContext?
+        do {
+            let shortLived = fixture.context()
+            gone = shortLived
+            kept = try shortLived.all("Room", sortedBy: "name").last
+            #expect(kept?.value(forKey: "name") as? String == "Hall B")  // fired, its list not read yet
+        }
+        #expect(gone == nil)
+        #expect(kept?.managedObjectContext == nil)
+        #expect(kept?.objects(forKey: "sessions").isEmpty == true)
+        #expect(kept?.value(forKey: "name") as? String == "Hall B")
+    }
+
     @Test(arguments: StoreKind.all)
     func aFaultFiredAfterAnotherSaveShowsTheSavedValues(kind: StoreKind) throws {
         let fixture = Fixture(kind)

@@ -353,19 +353,20 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 /// empty, as a fault that cannot fire.
 final class UnreadLists {
     private let owner: ManagedObjectID
-    private weak var context: ManagedObjectContext?
+    /// The context, reached through its link (see ``ManagedObjectContext/Link``) rather than a weak reference.
+    private let link: ManagedObjectContext.Link
     /// The owner's record once read (`.some(nil)` when there was none).
     private var record: StoreRecord??
 
     init(owner: ManagedObjectID, context: ManagedObjectContext) {
         self.owner = owner
-        self.context = context
+        self.link = context.link
     }
 
     /// The destinations of the relationship `key`, read with the others the first time one is asked.
     func ids(forKey key: String) -> [ManagedObjectID] {
         if record == nil {
-            record = .some(context.flatMap { try? $0.persistentStoreCoordinator.record(for: owner) })
+            record = .some(link.context.flatMap { try? $0.persistentStoreCoordinator.record(for: owner) })
         }
         return record??[key] as? [ManagedObjectID] ?? []
     }
@@ -378,7 +379,11 @@ final class ToManyStorage {
     /// (Core Data's to-many fault). Filling an object from its record then costs no registry lookup per destination:
     /// a prefetched room's list of sessions is mostly never read.
     private var pending: [ManagedObjectID]?
-    private weak var pendingContext: ManagedObjectContext?
+    /// The context `pending` is made objects of, reached through its link (see ``ManagedObjectContext/Link``): a
+    /// weak reference to the context gave it a side table, and every retain of the context then took the runtime's
+    /// slow path (a twentieth of a prefetching fetch, perf).
+    private var pendingLink: ManagedObjectContext.Link?
+    private var pendingContext: ManagedObjectContext? { pendingLink?.context }
     /// The lists its owner's record left out (``StoreRecord/omitsToManyLists``) and the key of this one: read from
     /// the store, into `pending`, when the list is first used.
     private var unread: (lists: UnreadLists, key: String)?
@@ -401,21 +406,21 @@ final class ToManyStorage {
     init(distinctIDs ids: [ManagedObjectID], in context: ManagedObjectContext) {
         if !ids.isEmpty {
             pending = ids
-            pendingContext = context
+            pendingLink = context.link
         }
     }
 
     /// Storage for the list `key` of `lists`, read when first used, its objects made in `context`.
     init(unread lists: UnreadLists, key: String, in context: ManagedObjectContext) {
         unread = (lists, key)
-        pendingContext = context
+        pendingLink = context.link
     }
 
     /// Empties the storage, letting go of its objects and of what it would read (its owner's context went away).
     func release() {
         list = []
         pending = nil
-        pendingContext = nil
+        pendingLink = nil
         unread = nil
         members = nil
     }
@@ -451,7 +456,7 @@ final class ToManyStorage {
         guard let ids = pending else { return }
         pending = nil
         guard let context = pendingContext else { return }
-        pendingContext = nil
+        pendingLink = nil
         list = ids.map { context.object(with: $0) }
     }
 
