@@ -48,14 +48,17 @@ struct ObjectRegistryTests {
         #expect(registry.count == 0 && registry.values.isEmpty && registry[id(2)] == nil)
     }
 
-    @Test func lookingUpOrInsertingMakesAnObjectOnlyForAnIDWithoutOne() {
+    /// What a fetch does for each result: look the ID up, and register a new object under its own ID when there
+    /// is none (in the last table's slot when it can, anywhere `insert` would put it otherwise).
+    @Test func lookingUpThenRegisteringMakesAnObjectOnlyForAnIDWithoutOne() {
         let registry = ObjectRegistry()
         var made = 0
         func lookUp(_ id: ManagedObjectID) -> ManagedObject {
-            registry.object(for: id) {
-                made += 1
-                return object(id)
-            }
+            if let found = registry.object(for: id) { return found }
+            made += 1
+            let new = object(id)
+            registry.register(new)
+            return new
         }
         let first = lookUp(id(1))
         #expect(made == 1 && registry.count == 1 && registry[id(1)] === first)
@@ -71,7 +74,18 @@ struct ObjectRegistryTests {
         let kept = object(id(3_000))
         early[id(3_000)] = kept  // past what its table may hold yet: in the dictionary
         for key in Int64(1)...Int64(3_100) where key != 3_000 { early[id(key)] = object(id(key)) }
-        #expect(early.object(for: id(3_000)) { object(id(3_000)) } === kept && early.count == 3_100)
+        #expect(early.object(for: id(3_000)) === kept && early.count == 3_100)
+        // Registered in the last table used, next to keys already there, and counted.
+        let next = object(id(3_101))
+        early.register(next)
+        #expect(early[id(3_101)] === next && early.count == 3_101)
+        // A temporary ID and one of another store go to tables of their own.
+        let temporary = object(ManagedObjectID.makeTemporary(entityName: "Session"))
+        let elsewhere = object(id(7, store: "STORE-C"))
+        early.register(temporary)
+        early.register(elsewhere)
+        #expect(early[temporary.objectID] === temporary && early[id(7, store: "STORE-C")] === elsewhere)
+        #expect(early[id(7)] !== elsewhere && early[id(7)]?.objectID == id(7) && early.count == 3_103)
     }
 
     @Test func aKeyRegisteredBeforeTheTableReachedItIsFoundAndCountedOnce() {
@@ -158,7 +172,7 @@ struct ManagedObjectIDNameTests {
         let object = ManagedObject(entity: entity, insertInto: nil)
         registry[made] = object
         #expect(registry[parsed] === object)
-        #expect(registry.object(for: parsed) { ManagedObject(entity: entity, insertInto: nil) } === object)
+        #expect(registry.object(for: parsed) === object)
         let olderURI = try #require(URL(string: "x-coredata://\(UUID().uuidString)/Session/p1"))
         let older = try #require(ManagedObjectID(uriRepresentation: olderURI))
         registry[older] = object

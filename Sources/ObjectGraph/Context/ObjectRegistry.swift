@@ -74,38 +74,37 @@ final class ObjectRegistry {
 
     /// The object registered under an ID.
     subscript(id: ManagedObjectID) -> ManagedObject? {
-        get {
-            if let index = table(for: id, create: false), let slot = tables[index].slot(of: id.referenceKey),
-                slot < tables[index].objects.count, let object = tables[index].objects[slot]
-            {
-                return object
-            }
-            return others.isEmpty ? nil : others[id]
-        }
+        get { object(for: id) }
         set {
             if let object = newValue { insert(object, for: id) } else { remove(id) }
         }
     }
 
-    /// The object registered under an ID, or the one `make` returns, registered now: one lookup where a read and
-    /// then a write would make two (a fetch does this for every result).
-    func object(for id: ManagedObjectID, orInsert make: () -> ManagedObject) -> ManagedObject {
-        if let index = table(for: id, create: true), let slot = tables[index].slot(of: id.referenceKey),
-            slot < tables[index].objects.count
+    /// The object registered under an ID, if any. The ID is borrowed (a subscript's index is passed owned: the
+    /// caller copies it first).
+    func object(for id: borrowing ManagedObjectID) -> ManagedObject? {
+        if let index = table(for: id, create: false), let slot = tables[index].slot(of: id.referenceKey),
+            slot < tables[index].objects.count, let object = tables[index].objects[slot]
         {
-            if let object = tables[index].objects[slot] { return object }
-            if others.isEmpty {
-                let object = make()
-                tables[index].objects[slot] = object
-                tables[index].live += 1
-                count += 1
-                return object
-            }
+            return object
         }
-        if let object = self[id] { return object }
-        let object = make()
-        self[id] = object
-        return object
+        return others.isEmpty ? nil : others[copy id]
+    }
+
+    /// Registers a new object (none is registered under its ID) under its own ID. The ID's key and names are read
+    /// in place: the usual case, a slot of the last table used, copies nothing.
+    func register(_ object: ManagedObject) {
+        let key = object.objectID.referenceKey
+        if lastTable >= 0, others.isEmpty, tables[lastTable].identity == object.objectID.namesIdentity,
+            let slot = tables[lastTable].slot(of: key), slot < tables[lastTable].objects.count,
+            tables[lastTable].objects[slot] == nil
+        {
+            tables[lastTable].objects[slot] = object
+            tables[lastTable].live += 1
+            count += 1
+            return
+        }
+        insert(object, for: object.objectID)
     }
 
     private func insert(_ object: ManagedObject, for id: ManagedObjectID) {
