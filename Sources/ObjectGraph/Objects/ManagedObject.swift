@@ -364,7 +364,7 @@ final class UnreadLists {
     /// The owner's record once read (`.some(nil)` when there was none).
     private var record: StoreRecord??
 
-    init(owner: ManagedObjectID, context: ManagedObjectContext) {
+    init(owner: ManagedObjectID, context: borrowing ManagedObjectContext) {
         self.owner = owner
         self.link = context.link
     }
@@ -409,7 +409,7 @@ final class ToManyStorage {
     }
 
     /// Storage for the distinct destinations a record names, made objects of `context` when first needed.
-    init(distinctIDs ids: [ManagedObjectID], in context: ManagedObjectContext) {
+    init(distinctIDs ids: [ManagedObjectID], in context: borrowing ManagedObjectContext) {
         if !ids.isEmpty {
             pending = ids
             pendingLink = context.link
@@ -417,7 +417,7 @@ final class ToManyStorage {
     }
 
     /// Storage for the list `key` of `lists`, read when first used, its objects made in `context`.
-    init(unread lists: UnreadLists, key: String, in context: ManagedObjectContext) {
+    init(unread lists: UnreadLists, key: String, in context: borrowing ManagedObjectContext) {
         unread = (lists, key)
         pendingLink = context.link
     }
