@@ -149,7 +149,7 @@ public final class ManagedObjectContext {
         // objects are dropped here and the cycles with them. (Objects of a
         // model without relationships or fetched properties hold no other objects: nothing to drop.)
         guard managedObjectModel.objectsReferToObjects else { return }
-        for object in registered.values { object.releaseRelationships() }
+        registered.forEach { $0.releaseRelationships() }
         for object in inserted.objects { object.releaseRelationships() }
     }
 

@@ -152,6 +152,16 @@ final class ObjectRegistry {
     /// Every registered object (in no particular order).
     var values: [ManagedObject] { objects { _ in true } }
 
+    /// Calls `body` with each registered object in place, in no particular order: no list of them is made (a
+    /// context going away goes through every object once, and the list retained and released each). `body` must
+    /// not change the registry.
+    func forEach(_ body: (ManagedObject) -> Void) {
+        for table in tables {
+            for case let object? in table.objects { body(object) }
+        }
+        for object in others.values { body(object) }
+    }
+
     /// The registered objects that pass a test (in no particular order): a list the caller may change the registry
     /// while going through, without copying every object first.
     func objects(where isIncluded: (ManagedObject) -> Bool) -> [ManagedObject] {
