@@ -147,6 +147,63 @@ struct DeferredListTests {
         #expect(store.recordReaders.count == made + 8)
     }
 
+    /// The store keeps at most `RecordReaderCache.limit` record readers and drops them all when a new one would pass
+    /// it: fetches of more distinct shapes than that (properties to fetch, lists in the row or after it) each still
+    /// read exactly the values their properties name, before and after the readers are dropped, and a shape read
+    /// again after the drop is read as before.
+    @Test func recordReadersPastTheCacheLimitAreDroppedAndMadeAgain() throws {
+        let fixture = Fixture(.sqlite)
+        let (store, ids) = try populated(fixture)
+        var whole: [ManagedObjectID: StoreRecord] = [:]
+        for id in ids { whole[id] = try #require(try store.record(for: id)) }
+        let model = fixture.coordinator.managedObjectModel
+        let session = try #require(model.entitiesByName["Session"])
+        let keys = ["guid", "title", "code", "duration", "start", "room", "persons"]
+        // Every non-empty subset of the keys, read a few rows at a time (lists in the row) and all at once (lists
+        // after the rows): 254 shapes, four times the limit.
+        let shapes = (1..<(1 << keys.count)).flatMap { mask in
+            let properties = keys.indices.filter { mask & (1 << $0) != 0 }.map { keys[$0] }
+            return [(properties, 5), (properties, 0)]
+        }
+        #expect(shapes.count > 3 * RecordReaderCache.limit)
+        func read(_ properties: [String], limit: Int) throws -> [StoreFetchResult] {
+            try store.fetch(
+                StoreFetchRequest(
+                    entity: session, entityNames: ["Session", "Workshop"], predicate: nil,
+                    sortKeys: [SortKey("guid")], limit: limit, propertiesToFetch: properties))
+        }
+        func expectRead(_ results: [StoreFetchResult], _ properties: [String], limit: Int) {
+            #expect(results.count == (limit == 0 ? 150 : limit), "\(properties), limit \(limit)")
+            for result in results {
+                guard let record = result.record, let full = whole[result.objectID] else {
+                    Issue.record("no record for \(result.objectID) reading \(properties)")
+                    continue
+                }
+                let expected = describe(StoreRecord(
+                    objectID: result.objectID, values: full.values.filter { properties.contains($0.key) }))
+                #expect(describe(record) == expected, "\(properties), limit \(limit)")
+            }
+        }
+        var drops = 0
+        var previous = store.recordReaders.count
+        for (properties, limit) in shapes {
+            expectRead(try read(properties, limit: limit), properties, limit: limit)
+            let count = store.recordReaders.count
+            #expect(count <= RecordReaderCache.limit)
+            if count < previous { drops += 1 }
+            previous = count
+        }
+        #expect(drops >= 3, "the readers were dropped \(drops) times for \(shapes.count) shapes")
+        // The first shape again, long after its reader was dropped: made again, and read the same.
+        let (first, firstLimit) = shapes[0]
+        let before = store.recordReaders.count
+        expectRead(try read(first, limit: firstLimit), first, limit: firstLimit)
+        #expect(store.recordReaders.count == (before == RecordReaderCache.limit ? 1 : before + 1))
+        // And once more: now from the cache, no new reader.
+        expectRead(try read(first, limit: firstLimit), first, limit: firstLimit)
+        #expect(store.recordReaders.count == (before == RecordReaderCache.limit ? 1 : before + 1))
+    }
+
     /// A batch read of some objects gives exactly those the store holds, each as a read of its own gives it:
     /// keys close together are read as one range whose other rows (objects not asked for, rows of another entity
     /// in the same table) are skipped, keys far apart as a list; deleted objects are left out either way.
