@@ -179,8 +179,8 @@ struct DeferredListTests {
                     Issue.record("no record for \(result.objectID) reading \(properties)")
                     continue
                 }
-                let expected = describe(StoreRecord(
-                    objectID: result.objectID, values: full.values.filter { properties.contains($0.key) }))
+                let named = full.values.filter { properties.contains($0.key) }
+                let expected = describe(StoreRecord(objectID: result.objectID, values: named))
                 #expect(describe(record) == expected, "\(properties), limit \(limit)")
             }
         }
