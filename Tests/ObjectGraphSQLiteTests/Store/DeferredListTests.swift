@@ -155,7 +155,10 @@ struct DeferredListTests {
         let fixture = Fixture(.sqlite)
         let (store, ids) = try populated(fixture)
         var whole: [ManagedObjectID: StoreRecord] = [:]
-        for id in ids { whole[id] = try #require(try store.record(for: id)) }
+        for id in ids {
+            let record = try #require(try store.record(for: id))
+            whole[id] = record
+        }
         let model = fixture.coordinator.managedObjectModel
         let session = try #require(model.entitiesByName["Session"])
         let keys = ["guid", "title", "code", "duration", "start", "room", "persons"]
