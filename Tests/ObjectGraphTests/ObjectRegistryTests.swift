@@ -88,6 +88,27 @@ struct ObjectRegistryTests {
         #expect(early[id(7)] !== elsewhere && early[id(7)]?.objectID == id(7) && early.count == 3_103)
     }
 
+    /// `register(_:)` puts an object straight into a free slot of the last table used when nothing is held in the
+    /// dictionary (what a fetch does for nearly every result): each object is found under its ID and counted once,
+    /// and `forEach` and `values` see each once.
+    @Test func registeringIntoTheLastTableCountsEachObjectOnce() {
+        let registry = ObjectRegistry()
+        var made: [ManagedObject] = []
+        for key in Int64(1)...Int64(500) {
+            #expect(registry.object(for: id(key)) == nil)
+            let new = object(id(key))
+            registry.register(new)
+            made.append(new)
+        }
+        #expect(registry.count == 500)
+        #expect((Int64(1)...Int64(500)).allSatisfy { registry[id($0)] === made[Int($0) - 1] })
+        #expect(registry[id(501)] == nil && registry[id(1, store: "STORE-B")] == nil)
+        var seen: [ObjectIdentifier: Int] = [:]
+        registry.forEach { seen[ObjectIdentifier($0), default: 0] += 1 }
+        #expect(seen.count == 500 && seen.values.allSatisfy { $0 == 1 })
+        #expect(Set(registry.values.map(ObjectIdentifier.init)) == Set(made.map(ObjectIdentifier.init)))
+    }
+
     @Test func aKeyRegisteredBeforeTheTableReachedItIsFoundAndCountedOnce() {
         let registry = ObjectRegistry()
         let far = id(50_000)

@@ -166,10 +166,7 @@ final class ObjectRegistry {
     /// while going through, without copying every object first.
     func objects(where isIncluded: (ManagedObject) -> Bool) -> [ManagedObject] {
         var objects: [ManagedObject] = []
-        for table in tables {
-            for case let object? in table.objects where isIncluded(object) { objects.append(object) }
-        }
-        for object in others.values where isIncluded(object) { objects.append(object) }
+        forEach { object in if isIncluded(object) { objects.append(object) } }
         return objects
     }
 
