@@ -29,6 +29,24 @@ struct WireServerTests {
         }
     }
 
+    /// A connection's requests run on its event loop (no thread of the cooperative pool woken for each), their store
+    /// work on a store thread, and they come back to the loop after it.
+    @Test func requestsRunOnTheEventLoopAndTheirStoreWorkOffIt() async throws {
+        let handler = TestHandler()
+        try await withServer(handler: handler) { path, _ in
+            try await withClient(path) { client in
+                for id in 1...3 {
+                    try await client.send(#"{"id":\#(id),"op":"where"}"# + "\n")
+                    let answer = try #require(try await client.readObject())
+                    #expect(answer["ok"] == true)
+                    #expect(answer["onEventLoop"] == true)
+                    #expect(answer["storeWorkOnEventLoop"] == false)
+                    #expect(answer["backOnEventLoop"] == true)
+                }
+            }
+        }
+    }
+
     @Test func immediateAnswersWaitForEarlierRequests() async throws {
         let handler = TestHandler()
         let finalPings = Mutex(0)

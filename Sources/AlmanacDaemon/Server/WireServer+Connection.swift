@@ -2,6 +2,7 @@ import AlmanacWire
 import Logging
 import NIOCore
 import ObjectGraph
+import ObjectGraphPostgres
 import ServiceLifecycle
 import Synchronization
 
@@ -13,11 +14,27 @@ import Darwin
 
 extension WireServer {
     /// Serves one connection until the client closes it, it idles out, or the server shuts down.
+    ///
+    /// The connection's task runs on the connection's event loop (a task executor preference): a request read, its
+    /// answer encoded and written, with no thread of the cooperative pool woken in between and none to wake the
+    /// event loop again for the write. Only store work leaves the loop, for the store threads, and comes back when it
+    /// is done. Through the pool, each request woke threads three or four times; on this two-core VM a `ping` cost
+    /// 22 µs of CPU and a reply-cache miss 55 µs of system time more than its work.
     func serve(_ accepted: AcceptedConnection) async {
         let connection = accepted.channel
         accepted.serve()
         let channel = connection.channel
-        let state = accepted.state
+        let executor = EventLoopTaskExecutor(channel.eventLoop)
+        await withTaskExecutorPreference(executor) {
+            await serve(connection, state: accepted.state, executor: executor)
+        }
+    }
+
+    private func serve(
+        _ connection: NIOAsyncChannel<InboundRequest, ByteBuffer>, state: ConnectionState,
+        executor: EventLoopTaskExecutor
+    ) async {
+        let channel = connection.channel
         let peer = state.peer
         var logger = self.logger
         logger[metadataKey: "peer"] = "\(peer)"
@@ -31,7 +48,8 @@ extension WireServer {
                             if let idleTimeout = configuration.connectionLimits.idleTimeout {
                                 group.addTask { await self.watchIdle(state, channel: channel, timeout: idleTimeout) }
                             }
-                            var session = ConnectionSession(peer: peer, state: state, channel: channel, logger: logger)
+                            var session = ConnectionSession(
+                                peer: peer, state: state, channel: channel, executor: executor, logger: logger)
                             reading: do {
                                 // Lines arrive framed and decoded by the event loop's ``RequestDecoder``.
                                 for try await request in inbound {
@@ -85,7 +103,7 @@ extension WireServer {
             request = decoded
         }
 
-        let answer = await answer(request, peer: session.peer)
+        let answer = await answer(request, peer: session.peer, executor: session.executor)
         // The one place `subscribe` is special: the subscription starts before its answer is written, so the client
         // misses no event published once it has read `subscribed`.
         var subscription: AsyncStream<WireEvent>?
@@ -140,7 +158,9 @@ extension WireServer {
     }
 
     /// The answer to a well-formed request: the handler's, within the request deadline, if the peer may ask.
-    private func answer(_ request: WireRequest, peer: PeerCredentials) async -> Answer {
+    private func answer(_ request: WireRequest, peer: PeerCredentials, executor: EventLoopTaskExecutor) async
+        -> Answer
+    {
         if request.operation?.isWrite == true, !configuration.writeAccess.allowsWrites(by: peer) {
             let error = WireError(
                 code: .forbidden,
@@ -151,7 +171,9 @@ extension WireServer {
         let handler = self.handler
         let timeout = configuration.requestTimeout
         do {
-            let reply = try await withDeadline(timeout) { try await handler.handle(request, peer: peer) }
+            let reply = try await withDeadline(timeout, executor: executor) {
+                try await handler.handle(request, peer: peer)
+            }
             return .success(reply)
         } catch let error as WireError {
             return .failure(error)
@@ -276,6 +298,8 @@ struct ConnectionSession {
     let peer: PeerCredentials
     let state: ConnectionState
     let channel: any Channel
+    /// The connection's event loop as its task's executor.
+    let executor: EventLoopTaskExecutor
     let logger: Logger
     var isSubscribed = false
 

@@ -1,10 +1,12 @@
 import AlmanacDaemon
 import AlmanacWire
+import NIOPosix
 import Synchronization
 
 /// A trivial handler: `ping` (answered on the event loop when the server may), `echo` (returns its fields), `sleep`
 /// (`ms`), `hold` (runs until the test calls ``releaseHolds()``), `whoami` (peer credentials), `fail` (throws a
-/// non-wire error), `insert` (pretends to insert), `subscribe`, and events pushed by the test.
+/// non-wire error), `insert` (pretends to insert), `subscribe`, `where` (whether it runs on an event loop), and
+/// events pushed by the test.
 final class TestHandler: RequestHandler {
     private let eventContinuations = Mutex<[AsyncStream<WireEvent>.Continuation]>([])
     let started: AsyncStream<String>
@@ -49,6 +51,16 @@ final class TestHandler: RequestHandler {
             return WireResponse.Subscribed().json
         case "missing":
             throw WireError(code: .notFound, message: "no such object")
+        case "where":
+            // Where the request runs, before, during and after work on a store thread.
+            let before = MultiThreadedEventLoopGroup.currentEventLoop != nil
+            let during = try await StoreThreadPool(threadCount: 1).run {
+                MultiThreadedEventLoopGroup.currentEventLoop != nil
+            }
+            let after = MultiThreadedEventLoopGroup.currentEventLoop != nil
+            return [
+                "onEventLoop": .bool(before), "storeWorkOnEventLoop": .bool(during), "backOnEventLoop": .bool(after),
+            ]
         default:
             throw WireError.unknownOp(request.op)
         }

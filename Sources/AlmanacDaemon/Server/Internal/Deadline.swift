@@ -12,18 +12,22 @@ struct DeadlineExceeded: Error {}
 ///
 /// Every request the server answers passes through here: one task and two short turns of a lock, where a task group
 /// with a second task sleeping until the deadline cost a group, two tasks and a timer of the cooperative pool.
+///
+/// `executor` is the task's preferred executor (a new task does not inherit the caller's): the server passes its
+/// connection's event loop, so that the operation resumes there after its store work.
 func withDeadline<T: Sendable>(
     _ duration: Duration,
     keeper: DeadlineKeeper = .shared,
+    executor: (any TaskExecutor)? = nil,
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let watch = keeper.watch(until: .now + duration)
     let task: Task<T, any Error>
     if #available(macOS 26, *) {
         // Runs on this thread until the operation first suspends (for a request: until it waits for a store thread).
-        task = Task.immediate { try await operation() }
+        task = Task.immediate(executorPreference: executor) { try await operation() }
     } else {
-        task = Task { try await operation() }
+        task = Task(executorPreference: executor) { try await operation() }
     }
     keeper.attach(task, to: watch)
     let result = await withTaskCancellationHandler {
