@@ -60,10 +60,30 @@ struct ReplyEncodingTests {
     @Test func aKeptObjectEncodingIsDroppedWhenTheObjectChanges() {
         var kept = Self.object.withEncodingKept()
         #expect(kept == Self.object)
+        let copy = kept
         kept.values["title"] = "Changed"
         var bytes: [UInt8] = []
         kept.encode(into: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self).contains(#""title":"Changed""#))
+        // The copy made before keeps its fields and its encoding (the fields are shared until one is set).
+        #expect(copy == Self.object && copy.values["title"] != "Changed")
+        var copyBytes: [UInt8] = []
+        copy.encode(into: &copyBytes)
+        var plainBytes: [UInt8] = []
+        Self.object.encode(into: &plainBytes)
+        #expect(copyBytes == plainBytes)
+        // Every field set drops the encoding.
+        for change in [
+            { (object: inout WireObject) in object.uri = "x-og://changed" },
+            { (object: inout WireObject) in object.entity = "Changed" },
+            { (object: inout WireObject) in object.store = "changed-store" },
+        ] {
+            var changed = Self.object.withEncodingKept()
+            change(&changed)
+            var changedBytes: [UInt8] = []
+            changed.encode(into: &changedBytes)
+            #expect(changedBytes != plainBytes && String(decoding: changedBytes, as: UTF8.self).contains("hanged"))
+        }
     }
 
     @Test func eventsEncodeAsOneLine() {
