@@ -109,7 +109,7 @@ final class MergedOrder: KeptOrder, @unchecked Sendable {  // immutable once mad
         mutating func skip(_ count: Int) throws -> Int {
             var passed = 0
             let allowed = limit == 0 ? count : min(count, limit - matched)
-            if scan.predicate == nil {
+            if !scan.hasPredicate {
                 position = max(position, scan.range.lowerBound)
                 passed = max(0, min(allowed, scan.range.upperBound - position))
                 position += passed

@@ -5,7 +5,11 @@
 /// columns only if they exist, and makes them once it has tested ``columnThreshold`` records one by one (a
 /// limited walk over a predicate that matches little scans as much as a whole scan).
 struct PredicateScan {
-    let predicate: CompiledPredicate?
+    /// The predicate compiled for records, when there is no row test (a walk with a row test never evaluates it:
+    /// compiling it as well cost as much as the row test, for every request with a new predicate).
+    private var predicate: CompiledPredicate?
+    /// Whether the scan tests records at all.
+    let hasPredicate: Bool
     private var rows: RowTest?
     private var makeRows: (() throws -> RowTest?)?
     private var tested = 0
@@ -18,17 +22,20 @@ struct PredicateScan {
     /// - Parameter range: the positions of the order that can match (the whole order when nil).
     init(_ predicate: ObjectPredicate?, columns: RowColumns, wholeScan: Bool, range: Range<Int>? = nil) throws {
         self.range = range ?? 0..<columns.orderViews.count
-        self.predicate = try predicate?.compiled()
+        hasPredicate = predicate != nil
+        guard let predicate else { return }
         // A few records (a store's share of a narrow range) are tested one by one: making the row test of a new
         // predicate costs about as much as ten evaluations of the compiled predicate, which every store shares.
         // A walk over a range of the order (see ``OrderRange``) makes the columns it needs, kept with the order
         // for the next such walk, as a whole scan does.
-        guard let predicate, self.range.count >= Self.rowTestMinimum else { return }
-        let isRanged = self.range.count < columns.orderViews.count
-        rows = try columns.rowTest(for: predicate, makingColumns: wholeScan || isRanged)
-        if rows == nil, !wholeScan, !isRanged {
-            makeRows = { try columns.rowTest(for: predicate, makingColumns: true) }
+        if self.range.count >= Self.rowTestMinimum {
+            let isRanged = self.range.count < columns.orderViews.count
+            rows = try columns.rowTest(for: predicate, makingColumns: wholeScan || isRanged)
+            if rows == nil, !wholeScan, !isRanged {
+                makeRows = { try columns.rowTest(for: predicate, makingColumns: true) }
+            }
         }
+        if rows == nil { self.predicate = try predicate.compiled() }
     }
 
     /// Moves `position` past up to `count` matches (as that many calls of ``nextMatch(in:after:)`` would) and returns
