@@ -101,6 +101,62 @@ struct SortedFetchTests {
         }
     }
 
+    /// A page and its total from one reading of the stores: the records a fetch returns, and as many objects as a
+    /// count finds (cursors of stores that keep sorted orders count on past the page; other stores count when
+    /// their page was full). Over atomic stores only, the merged order's cursor counts alone.
+    @Test(arguments: [false, true])
+    func recordsWithTheirTotalAreAPageAndACount(atomicOnly: Bool) throws {
+        let folder = TemporaryFolder()
+        let (coordinator, _) = try populatedCoordinator(folder, atomicOnly: atomicOnly)
+        let predicates: [ObjectPredicate?] = [
+            nil, try ObjectPredicate(format: "duration >= 30"),
+            try ObjectPredicate(format: "start < %@", Date(timeIntervalSince1970: 36_000)),
+            try ObjectPredicate(format: "start == nil OR duration == 0"), try ObjectPredicate(format: "guid == 'none'"),
+        ]
+        let keyChoices: [[SortKey]] = [[SortKey("start"), SortKey("guid")], [SortKey("title")], []]
+        var random = SeededGenerator(seed: 11)
+        for round in 0..<60 {
+            let request = FetchRequest(entityName: round % 4 == 0 ? "Workshop" : "Session")
+            request.predicate = predicates[round % predicates.count]
+            request.sortKeys = keyChoices[round % keyChoices.count]
+            request.fetchOffset = round % 3 == 0 ? 0 : Int(random.next() % 200)
+            request.fetchLimit = round % 5 == 0 ? 0 : Int(random.next() % 40) + 1
+            let context = ManagedObjectContext(coordinator: coordinator)
+            let (records, total) = try context.fetchRecordsWithTotal(request)
+            let page = try ManagedObjectContext(coordinator: coordinator).fetchRecords(request)
+            let counted = try ManagedObjectContext(coordinator: coordinator).count(for: request.objectRequest())
+            let predicate = request.predicate?.description ?? "nil"
+            let label = "round \(round): \(predicate) \(request.fetchOffset)/\(request.fetchLimit)"
+            if request.sortKeys.isEmpty {
+                #expect(records.count == page.count, "\(label)")
+            } else {
+                #expect(records.map(\.objectID) == page.map(\.objectID), "\(label)")
+            }
+            #expect(total == counted, "\(label)")
+        }
+    }
+
+    /// In a child context, the total counts what the parent holds, its unsaved changes included.
+    @Test func aChildsTotalCountsItsParentsUnsavedObjects() throws {
+        let folder = TemporaryFolder()
+        let (coordinator, _) = try populatedCoordinator(folder, atomicOnly: true)
+        let parent = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Session")
+        request.predicate = try ObjectPredicate(format: "duration >= 30")
+        request.sortKeys = [SortKey("guid")]
+        request.fetchLimit = 5
+        let saved = try parent.count(for: request.objectRequest())
+        for index in 0..<3 {
+            let session = parent.insertNewObject(forEntityName: "Session")
+            session.setValue("new\(index)", forKey: "guid")
+            session.setValue(45, forKey: "duration")
+        }
+        let child = ManagedObjectContext(parent: parent)
+        let (records, total) = try child.fetchRecordsWithTotal(request)
+        #expect(records.count == 5)
+        #expect(total == saved + 3)
+    }
+
     /// Titles in canonical composition and not (a decomposed "é", "Å" as a letter and a ring or as the Ångström
     /// sign, a kana with a separate voicing mark), sorted in every store kind and merged across them: one order, by
     /// the scalars of the titles' canonical composition (the order Swift means and the SQLite store's, which keeps

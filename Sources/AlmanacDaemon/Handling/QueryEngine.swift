@@ -31,7 +31,7 @@ public final class QueryEngine: Sendable {
     let wireObjects = WireObjectCache()
     /// Earlier replies to reading requests, while the stores are unchanged.
     let replies = ReplyCache()
-    /// How many fetch totals were counted with a second query (for tests).
+    /// How many fetch totals were counted, past the page or by a query of their own (for tests).
     let totalsCounted = LockedValue(0)
 
     private var coordinator: PersistentStoreCoordinator { library.coordinator }
@@ -389,8 +389,23 @@ public final class QueryEngine: Sendable {
         // objects made (the context is new, so there are no unsaved changes to merge).
         let entity = entities[request.entityName]
         let fromRecords = entity?.selfAndDescendants.allSatisfy(coding.showsStoredValues(of:)) ?? false
+        // A page's total when it is kept (the same request at another offset counted it while the stores were the
+        // same), else counted in the walk of the page when the page comes from records.
+        var total: Int?
+        var walkedTotal = false
+        if counted == nil, request.fetchLimit > 0, let kept,
+            case .count(let keptCount)? = replies.reply(for: kept.key, token: kept.token)
+        {
+            total = keptCount.count
+        }
         if let entity, fromRecords, properties == nil {
-            let records = try context.fetchRecords(request)
+            let records: [StoreRecord]
+            if counted == nil, total == nil, request.fetchLimit > 0 {
+                (records, total) = try context.fetchRecordsWithTotal(request)
+                walkedTotal = true
+            } else {
+                records = try context.fetchRecords(request)
+            }
             // Entries of detached stores go once the cache holds more stores than are attached (a replaced or
             // deleted file's), so churn in the watched folders does not grow it.
             let attached = coordinator.persistentStores
@@ -429,17 +444,21 @@ public final class QueryEngine: Sendable {
             }
             return WireResponse.Fetch(objects: objects, total: total)
         }
-        if let kept, case .count(let counted)? = replies.reply(for: kept.key, token: kept.token) {
-            return WireResponse.Fetch(objects: objects, total: counted.count)
+        if let total {
+            if walkedTotal {
+                totalsCounted.withLock { $0 += 1 }
+                if let kept { replies.keep(.count(WireResponse.Count(count: total)), for: kept.key, token: kept.token) }
+            }
+            return WireResponse.Fetch(objects: objects, total: total)
         }
         request.fetchLimit = 0
         request.fetchOffset = 0
-        let total = try context.count(for: request)
+        let counter = try context.count(for: request)
         totalsCounted.withLock { $0 += 1 }
         request.fetchLimit = limit
         request.fetchOffset = offset
-        if let kept { replies.keep(.count(WireResponse.Count(count: total)), for: kept.key, token: kept.token) }
-        return WireResponse.Fetch(objects: objects, total: total)
+        if let kept { replies.keep(.count(WireResponse.Count(count: counter)), for: kept.key, token: kept.token) }
+        return WireResponse.Fetch(objects: objects, total: counter)
     }
 
     /// `SearchSessions`: sessions whose title matches come first, then the others (each group in the request's

@@ -90,6 +90,31 @@ extension ManagedObjectContext {
         }
     }
 
+    /// ``fetchRecords(_:)`` and how many objects the request matches without its offset and limit, from one
+    /// reading of the stores: what a paged reply's total needs. Stores that keep sorted orders count by walking on
+    /// past the page rather than counting anew; the others count when they returned a full page.
+    ///
+    /// As in ``fetchRecords(_:)``, unsaved changes of the context do not take part (in a child context, its
+    /// parent's do: the total is then the number of the parent's records that match).
+    /// - Throws: as ``fetch(_:)-(FetchRequest)``.
+    package func fetchRecordsWithTotal(_ request: FetchRequest) throws -> (records: [StoreRecord], total: Int) {
+        let entity = try entity(named: request.entityName)
+        checkStores()
+        if let parent {
+            return (try parent.currentRecords(request), try parent.currentRecords(request.objectRequest()).count)
+        }
+        let names = request.includesSubentities ? entity.selfAndDescendants.map(\.name) : [entity.name]
+        let (results, total) = try persistentStoreCoordinator.fetchWithTotal(
+            entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
+            offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
+            includesValues: true, propertiesToFetch: request.propertyNamesToFetch)
+        let records = try results.map { merged in
+            if let record = merged.takeRecord() { return record }
+            return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
+        }
+        return (records, total)
+    }
+
     /// A child's ``fetchRecords(_:)``: what its parent holds (the parent's unsaved changes included, and its
     /// parent's in turn), the child's own unsaved changes left out as a store's records leave them out.
     private func currentRecords(_ request: FetchRequest) throws -> [StoreRecord] {

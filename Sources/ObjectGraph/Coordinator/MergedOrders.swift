@@ -93,6 +93,8 @@ final class MergedOrder: KeptOrder, @unchecked Sendable {  // immutable once mad
         let limit: Int
         private var position = 0
         private var matched = 0
+        /// The matches passed or handed out so far.
+        var matchCount: Int { matched }
 
         /// - Parameter objectIDColumn: as ``SortedOrderStore/makeCursor(_:key:objectIDColumn:)``.
         init(order: MergedOrder, predicate: ObjectPredicate?, limit: Int, objectIDColumn: Bool = false) throws {

@@ -105,6 +105,14 @@ struct MergeSource {
         self.prepared = prepared
     }
 
+    /// For a cursor without a limit, the matches it passed or handed out and those left after them (it walks
+    /// them); 0 for results (their store counted them).
+    mutating func countOfCursor() throws -> Int {
+        if cursor != nil { return cursor!.matchCount + (try cursor!.skip(Int.max)) }
+        if mergedCursor != nil { return mergedCursor!.matchCount + (try mergedCursor!.skip(Int.max)) }
+        return 0
+    }
+
     /// Moves past up to `count` results without making them; returns how many it passed.
     mutating func skip(_ count: Int) throws -> Int {
         if cursor != nil { return try cursor!.skip(count) }
@@ -197,45 +205,104 @@ extension PersistentStoreCoordinator {
     /// Results are the union over stores, sorted by the sort keys, ties broken by store add order and then object
     /// ID, with `offset` and `limit` applied to the union. `makesObjects`: the caller makes a managed object per
     /// result (stores that keep sorted orders then read object IDs from a column of their order in a whole scan).
-    func fetch(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
-               offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
-               propertiesToFetch: [String]? = nil, makesObjects: Bool = false) throws -> [MergedFetchResult] {
+    func fetch(
+        entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
+        offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
+        propertiesToFetch: [String]? = nil, makesObjects: Bool = false
+    ) throws -> [MergedFetchResult] {
         try performReading {
-            let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
-            let perStoreLimit = limit > 0 ? offset + limit : 0
-            var sources: [MergeSource] = []
-            // Several stores that keep sorted orders, in a sorted fetch: one merged order, kept between fetches,
-            // stands for them all.
-            let orderTargets = targets.filter { $0.sortedOrders != nil }
-            let usesMergedOrder = orderTargets.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
-            if usesMergedOrder {
-                let merged = try mergedOrder(entity: entity, entityNames: entityNames, sortKeys: sortKeys,
-                                             targets: orderTargets)
-                sources.append(MergeSource(merged: try MergedOrder.Cursor(order: merged, predicate: predicate,
-                                                                          limit: perStoreLimit,
-                                                                          objectIDColumn: makesObjects)))
-            }
-            var orderKey: SortedOrder.Key?
-            for target in targets where !(usesMergedOrder && target.sortedOrders != nil) {
-                let (index, store, names) = (target.index, target.store, target.entityNames)
-                // Such stores hold every record in memory: handing them over costs nothing and saves faulting.
-                let withValues = includesValues || (target.sortedOrders != nil && propertiesToFetch == nil)
-                let request = StoreFetchRequest(entity: entity, entityNames: names, predicate: predicate,
-                                                sortKeys: sortKeys, limit: perStoreLimit,
-                                                propertiesToFetch: propertiesToFetch, includesValues: withValues)
-                if let orders = target.sortedOrders {
-                    if orderKey?.entityNames != names {
-                        orderKey = SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
+            var (sources, _) = try fetchSources(
+                entity: entity, entityNames: entityNames, predicate: predicate, sortKeys: sortKeys, offset: offset,
+                limit: limit, affectedStores: affectedStores, includesValues: includesValues,
+                propertiesToFetch: propertiesToFetch, makesObjects: makesObjects, countsAll: false)
+            return try Self.merge(&sources, sortKeys: sortKeys, offset: offset, limit: limit)
+        }
+    }
+
+    /// ``fetch(entity:entityNames:predicate:sortKeys:offset:limit:affectedStores:includesValues:propertiesToFetch:makesObjects:)``
+    /// and how many objects match without the offset and limit, from one reading of the stores.
+    ///
+    /// A paged fetch's total costs the walk of the rest of the matches in stores that keep sorted orders (their
+    /// cursors go on where the page stopped) and a count in the others that returned a full page; a count of its own
+    /// walked the same range of the same order again, after finding the order, the range and the predicate's test
+    /// again (a quarter of the daemon's `SessionsAt`, whose total is counted anew at every moment).
+    func fetchWithTotal(
+        entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
+        offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
+        propertiesToFetch: [String]? = nil
+    ) throws -> (results: [MergedFetchResult], total: Int) {
+        try performReading {
+            var (sources, total) = try fetchSources(
+                entity: entity, entityNames: entityNames, predicate: predicate, sortKeys: sortKeys, offset: offset,
+                limit: limit, affectedStores: affectedStores, includesValues: includesValues,
+                propertiesToFetch: propertiesToFetch, makesObjects: false, countsAll: true)
+            let results = try Self.merge(&sources, sortKeys: sortKeys, offset: offset, limit: limit)
+            for index in sources.indices { total += try sources[index].countOfCursor() }
+            return (results, total)
+        }
+    }
+
+    /// The sources a fetch merges: a cursor over the merged order of the stores that keep sorted orders (when there
+    /// are several), a cursor over each other such store, the results of every other store. With `countsAll`, the
+    /// cursors have no limit (so that they can count on after the page), and the stores that return results are
+    /// counted: the sum of those counts comes back with the sources.
+    private func fetchSources(
+        entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?, sortKeys: [SortKey],
+        offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
+        propertiesToFetch: [String]?, makesObjects: Bool, countsAll: Bool
+    ) throws -> (sources: [MergeSource], counted: Int) {
+        let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
+        let perStoreLimit = limit > 0 ? offset + limit : 0
+        let cursorLimit = countsAll ? 0 : perStoreLimit
+        var sources: [MergeSource] = []
+        var counted = 0
+        // Several stores that keep sorted orders, in a sorted fetch: one merged order, kept between fetches,
+        // stands for them all.
+        let orderTargets = targets.filter { $0.sortedOrders != nil }
+        let usesMergedOrder = orderTargets.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
+        if usesMergedOrder {
+            let merged = try mergedOrder(
+                entity: entity, entityNames: entityNames, sortKeys: sortKeys, targets: orderTargets)
+            let cursor = try MergedOrder.Cursor(
+                order: merged, predicate: predicate, limit: cursorLimit, objectIDColumn: makesObjects)
+            sources.append(MergeSource(merged: cursor))
+        }
+        var orderKey: SortedOrder.Key?
+        for target in targets where !(usesMergedOrder && target.sortedOrders != nil) {
+            let (index, store, names) = (target.index, target.store, target.entityNames)
+            // Such stores hold every record in memory: handing them over costs nothing and saves faulting.
+            let withValues = includesValues || (target.sortedOrders != nil && propertiesToFetch == nil)
+            var request = StoreFetchRequest(
+                entity: entity, entityNames: names, predicate: predicate, sortKeys: sortKeys, limit: perStoreLimit,
+                propertiesToFetch: propertiesToFetch, includesValues: withValues)
+            if let orders = target.sortedOrders {
+                if orderKey?.entityNames != names {
+                    orderKey = SortedOrder.Key(entityNames: names, sortKeys: sortKeys)
+                }
+                request.limit = cursorLimit
+                let cursor = try orders.makeCursor(request, key: orderKey, objectIDColumn: makesObjects)
+                sources.append(MergeSource(storeIndex: index, cursor: cursor))
+            } else {
+                let results = try store.serializingReads { try store.fetch(request) }
+                if countsAll {
+                    // Fewer results than asked for are all there are.
+                    if perStoreLimit == 0 || results.count < perStoreLimit {
+                        counted += results.count
+                    } else {
+                        var all = request
+                        all.sortKeys = []
+                        all.limit = 0
+                        all.includesValues = false
+                        counted += try store.serializingReads { try store.count(all) }
                     }
-                    sources.append(MergeSource(storeIndex: index, cursor: try orders.makeCursor(
-                        request, key: orderKey, objectIDColumn: makesObjects)))
-                } else {
-                    let results = try store.serializingReads { try store.fetch(request) }
+                }
+                // A store without results takes no part (one source left is merged without a heap).
+                if !results.isEmpty {
                     sources.append(MergeSource(storeIndex: index, results: results, sortKeys: sortKeys))
                 }
             }
-            return try Self.merge(sources, sortKeys: sortKeys, offset: offset, limit: limit)
         }
+        return (sources, counted)
     }
 
     /// What kept results over stores that keep sorted orders depend on: each store object, its position, its
@@ -283,7 +350,7 @@ extension PersistentStoreCoordinator {
     ///
     /// Each store is asked for its next result only when the previous one was taken, so a limit-50 fetch over 100
     /// stores takes about 150 results from the stores rather than 5,000.
-    static func merge(_ sources: [MergeSource], sortKeys: [SortKey], offset: Int, limit: Int) throws
+    static func merge(_ sources: inout [MergeSource], sortKeys: [SortKey], offset: Int, limit: Int) throws
         -> [MergedFetchResult]
     {
         var merged: [MergedFetchResult] = []
@@ -296,7 +363,6 @@ extension PersistentStoreCoordinator {
             }
             return limit == 0 || merged.count < limit
         }
-        var sources = sources
         if sortKeys.isEmpty || sources.count == 1 {
             // Store add order, then each store's own order (one source: its order is the merged one).
             for index in sources.indices {

@@ -9,6 +9,8 @@ extension SortedOrder {
         let includesValues: Bool
         private var position = 0
         private var matched = 0
+        /// The matches passed or handed out so far.
+        var matchCount: Int { matched }
 
         init(order: SortedOrder, rows: OrderRows, scan: PredicateScan, limit: Int, includesValues: Bool) {
             self.order = order
@@ -36,10 +38,18 @@ extension SortedOrder {
                 record: includesValues ? view.record : nil)
         }
 
-        /// Moves past up to `count` matches without making results; returns how many it passed.
+        /// Moves past up to `count` matches without making results; returns how many it passed. Without a
+        /// predicate, every record matches and the walk is a jump (a paged fetch's total counts the rest so).
         mutating func skip(_ count: Int) throws -> Int {
-            let passed = try scan.skipMatches(
-                limit == 0 ? count : min(count, limit - matched), in: order.views, after: &position)
+            let allowed = limit == 0 ? count : min(count, limit - matched)
+            let passed: Int
+            if scan.hasPredicate {
+                passed = try scan.skipMatches(allowed, in: order.views, after: &position)
+            } else {
+                position = max(position, scan.range.lowerBound)
+                passed = max(0, min(allowed, min(order.views.count, scan.range.upperBound) - position))
+                position += passed
+            }
             matched += passed
             return passed
         }
