@@ -49,9 +49,12 @@ extension SQLiteStore {
             return results
         }
         if isComplete { return results }
-        // The query read every record (the reader reads all values when memory must finish the job).
+        // The query read every record (the reader reads all values when memory must finish the job). A predicate
+        // SQL applied whole is not evaluated again: memory sorts (and limits) only.
         let rows = results.map { ($0.objectID, $0.record!) }
-        return try SQLRecordView.finishInMemory(rows, request: request, model: model) { [unowned self] in
+        var remaining = request
+        if query.isPredicateComplete { remaining.predicate = nil }
+        return try SQLRecordView.finishInMemory(rows, request: remaining, model: model) { [unowned self] in
             try readRecord($0)
         }
     }
