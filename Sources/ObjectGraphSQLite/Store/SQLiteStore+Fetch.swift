@@ -9,10 +9,22 @@ extension SQLiteStore {
     ///   `.io`/`.corruptFile`.
     func performFetch(_ request: StoreFetchRequest) throws -> [StoreFetchResult] {
         let connection = try openConnection()
-        guard let query = fetchQuery(for: request) else { return [] }
+        let doing = "fetching \(request.entity.name) objects"
+        let key = FetchQueryKey(request)
+        let query: FetchQuery
+        if let cached = fetchQueries[key] {
+            query = cached.limited(to: request.limit)
+        } else {
+            // Not compiled yet: a store without rows of the entity answers without compiling the request.
+            let holdsNone = try StoreErrorFactory.converting(url: url, doing: doing) {
+                try holdsNoRows(of: request, connection: connection)
+            }
+            if holdsNone { return [] }
+            guard let made = makeFetchQuery(for: request, key: key) else { return [] }
+            query = made
+        }
         let isComplete = query.isPredicateComplete && query.isSortComplete
         // The rows are collected in a local of the closure (not a captured variable), so appending moves each one.
-        let doing = "fetching \(request.entity.name) objects"
         let defersLists = !(query.reader?.layout.deferredLists.isEmpty ?? true)
         let results = try StoreErrorFactory.converting(url: url, doing: doing) {
             // The rows and their lists, read by several statements, from one snapshot.
@@ -67,11 +79,9 @@ extension SQLiteStore {
         return made
     }
 
-    /// The compiled query of a request, cached by the request's shape and constants (at most 128 of them), its
-    /// `LIMIT` bound to the request's.
-    private func fetchQuery(for request: StoreFetchRequest) -> FetchQuery? {
-        let key = FetchQueryKey(request)
-        if let cached = fetchQueries[key] { return cached.limited(to: request.limit) }
+    /// Compiles a request's query and caches it under `key` (the request's shape and constants; at most 128 of them),
+    /// its `LIMIT` bound to the request's.
+    private func makeFetchQuery(for request: StoreFetchRequest, key: FetchQueryKey) -> FetchQuery? {
         guard let query = FetchQuery.make(request, schema: schema, storeIdentifier: identifier, readers: &recordReaders)
         else { return nil }
         if fetchQueries.count >= 128 { fetchQueries.removeAll(keepingCapacity: true) }
@@ -79,9 +89,52 @@ extension SQLiteStore {
         return query
     }
 
+    /// Whether the store holds no rows of a request's entities, asked when their tables were empty when last seen:
+    /// a fetch or count of an entity the store has none of then reads one row of each table in place of compiling
+    /// and running the request. The daemon's personal store holds no sessions as a rule and is asked for them by
+    /// every request for sessions; `SessionsAt` at a new moment is a new predicate, whose SQL was compiled for each
+    /// request to find nothing (perf: a fifth of the request's work, 45 µs).
+    ///
+    /// The answer always comes from the file, one statement in place of the request's: what is known (tables empty
+    /// at opening, see ``findEmptyTables()``) only says when to ask. A table found with rows (another connection's
+    /// or this store's save wrote some) is no longer asked about, and the request runs.
+    func holdsNoRows(of request: StoreFetchRequest, connection: SQLiteConnection) throws -> Bool {
+        guard !tablesKnownEmpty.isEmpty else { return false }
+        var tables: [String] = []
+        for name in request.entityNames {
+            guard let table = schema.entities[name]?.table.name, tablesKnownEmpty.contains(table) else { return false }
+            if !tables.contains(table) { tables.append(table) }
+        }
+        for table in tables {
+            let statement = try connection.prepare("SELECT 1 FROM \(quoted(table)) LIMIT 1")
+            defer { statement.reset() }
+            if try statement.step() == .row {
+                tablesKnownEmpty.remove(table)
+                return false
+            }
+        }
+        return !tables.isEmpty
+    }
+
+    /// Notes which of the store's tables hold no rows (at opening): the tables ``holdsNoRows(of:connection:)`` asks
+    /// about.
+    func findEmptyTables() throws {
+        let connection = try openConnection()
+        tablesKnownEmpty = []
+        for table in schema.heldTables where schema.hasTable(table.name) {
+            let statement = try connection.prepare("SELECT 1 FROM \(quoted(table.name)) LIMIT 1")
+            defer { statement.reset() }
+            if try statement.step() != .row { tablesKnownEmpty.insert(table.name) }
+        }
+    }
+
     /// Counts with `COUNT(*)` when the predicate translates, else by fetching and evaluating.
     func performCount(_ request: StoreFetchRequest) throws -> Int {
         let connection = try openConnection()
+        let holdsNone = try StoreErrorFactory.converting(url: url, doing: "counting \(request.entity.name) objects") {
+            try holdsNoRows(of: request, connection: connection)
+        }
+        if holdsNone { return 0 }
         let made = SQLFetchCore.make(request, schema: schema, storeIdentifier: identifier, dialect: SQLiteDialect())
         guard let core = made else { return 0 }
         guard core.isPredicateComplete else {

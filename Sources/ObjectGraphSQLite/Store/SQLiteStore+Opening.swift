@@ -63,6 +63,7 @@ extension SQLiteStore {
             try introspectColumns()
         }
         try migrateIfNeeded(knownNumbers: inspection.entityNumbers)
+        try StoreErrorFactory.converting(url: url, doing: "reading the store's tables") { try findEmptyTables() }
     }
 
     /// Reads the tables, metadata and entity numbers through a read-only connection.
@@ -118,6 +119,7 @@ extension SQLiteStore {
             }
             try introspectColumns()
         }
+        tablesKnownEmpty = Set(schema.heldTables.map(\.name))
     }
 
     /// Adds the `Z_PRIMARYKEY` rows of entities the file does not list yet.

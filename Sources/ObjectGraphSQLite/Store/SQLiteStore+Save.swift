@@ -55,6 +55,14 @@ extension SQLiteStore {
                 try checkVersions(changes)
                 try deleteRows(changes.deleted.map(\.objectID))
                 try writeRows(changes.inserted, inserting: true)
+                // Tables written to are asked about no more (their next fetch would find rows after asking).
+                var lastEntity = ""
+                for record in changes.inserted where !tablesKnownEmpty.isEmpty {
+                    let entity = record.objectID.entityName
+                    guard entity != lastEntity else { continue }
+                    lastEntity = entity
+                    if let table = schema.entities[entity]?.table.name { tablesKnownEmpty.remove(table) }
+                }
                 try writeRows(changes.updated, inserting: false)
                 try writeToManyRows(changes.inserted, inserting: true)
                 try writeToManyRows(changes.updated, inserting: false)

@@ -64,6 +64,8 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var batchQueries: [BatchQueryKey: (String, RecordReader)] = [:]
     /// Compiled fetches, by request.
     var fetchQueries: [FetchQueryKey: FetchQuery] = [:]
+    /// The tables that held no rows when last seen (see `holdsNoRows(of:connection:)`), by name.
+    var tablesKnownEmpty: Set<String> = []
     /// The readers of fetched rows, by entities and properties (shared by fetches whose predicates differ).
     var recordReaders = RecordReaderCache()
     /// Prototype IDs per entity (see ``storeIDs()``).
