@@ -22,6 +22,16 @@ public struct WireObject: WireMessageBody {
             self.values = values
             self.keptEncoding = keptEncoding
         }
+
+        /// These fields with the ones given replaced, and no kept encoding (or `keptEncoding`).
+        func replacing(
+            uri: String? = nil, entity: String? = nil, store: String? = nil, values: JSONObject? = nil,
+            keptEncoding: [UInt8]? = nil
+        ) -> Fields {
+            Fields(
+                uri: uri ?? self.uri, entity: entity ?? self.entity, store: store ?? self.store,
+                values: values ?? self.values, keptEncoding: keptEncoding)
+        }
     }
 
     @usableFromInline private(set) var fields: Fields
@@ -29,22 +39,22 @@ public struct WireObject: WireMessageBody {
     /// The object's URI.
     public var uri: String {
         get { fields.uri }
-        set { fields = Fields(uri: newValue, entity: entity, store: store, values: values, keptEncoding: nil) }
+        set { fields = fields.replacing(uri: newValue) }
     }
     /// The entity name.
     public var entity: String {
         get { fields.entity }
-        set { fields = Fields(uri: uri, entity: newValue, store: store, values: values, keptEncoding: nil) }
+        set { fields = fields.replacing(entity: newValue) }
     }
     /// The id of the store holding the object.
     public var store: String {
         get { fields.store }
-        set { fields = Fields(uri: uri, entity: entity, store: newValue, values: values, keptEncoding: nil) }
+        set { fields = fields.replacing(store: newValue) }
     }
     /// The object's values.
     public var values: JSONObject {
         get { fields.values }
-        set { fields = Fields(uri: uri, entity: entity, store: store, values: newValue, keptEncoding: nil) }
+        set { fields = fields.replacing(values: newValue) }
     }
     /// The compact encoding, when ``withEncodingKept()`` made it; any change drops it.
     @inlinable var keptEncoding: [UInt8]? { fields.keptEncoding }
@@ -69,7 +79,7 @@ public struct WireObject: WireMessageBody {
         var bytes: [UInt8] = []
         encode(into: &bytes)
         var copy = self
-        copy.fields = Fields(uri: uri, entity: entity, store: store, values: values, keptEncoding: bytes)
+        copy.fields = fields.replacing(keptEncoding: bytes)
         return copy
     }
 
