@@ -184,9 +184,31 @@ struct FetchTarget {
     }
 }
 
+/// The stores a request reaches, in add order, and the same split by whether the coordinator walks their sorted
+/// orders itself.
+struct FetchTargets {
+    let all: [FetchTarget]
+    /// The stores that keep sorted orders.
+    let ordered: [FetchTarget]
+    /// The others.
+    let others: [FetchTarget]
+
+    init(_ all: [FetchTarget]) {
+        self.all = all
+        ordered = all.filter { $0.sortedOrders != nil }
+        others = all.filter { $0.sortedOrders == nil }
+    }
+}
+
 extension PersistentStoreCoordinator {
     /// The stores a request reaches, in add order, each with the entity names its configuration holds.
     func targets(entityNames: [String], affectedStores: [PersistentStore]?) -> [FetchTarget] {
+        splitTargets(entityNames: entityNames, affectedStores: affectedStores).all
+    }
+
+    /// ``targets(entityNames:affectedStores:)`` split once: a fetch over 1,000 stores filtered the list and walked it
+    /// for each request, copying every target (a retain and a release of each of its references).
+    func splitTargets(entityNames: [String], affectedStores: [PersistentStore]?) -> FetchTargets {
         withState {
             if affectedStores == nil, let cached = targetCache[entityNames] { return cached }
             var targets: [FetchTarget] = []
@@ -195,8 +217,9 @@ extension PersistentStoreCoordinator {
                 let held = Set(entityNames.filter { store.holds(entityNamed: $0) })
                 if !held.isEmpty { targets.append(FetchTarget(index: index, store: store, entityNames: held)) }
             }
-            if affectedStores == nil { targetCache[entityNames] = targets }
-            return targets
+            let split = FetchTargets(targets)
+            if affectedStores == nil { targetCache[entityNames] = split }
+            return split
         }
     }
 
@@ -251,24 +274,23 @@ extension PersistentStoreCoordinator {
         offset: Int, limit: Int, affectedStores: [PersistentStore]?, includesValues: Bool,
         propertiesToFetch: [String]?, makesObjects: Bool, countsAll: Bool
     ) throws -> (sources: [MergeSource], counted: Int) {
-        let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
+        let targets = splitTargets(entityNames: entityNames, affectedStores: affectedStores)
         let perStoreLimit = limit > 0 ? offset + limit : 0
         let cursorLimit = countsAll ? 0 : perStoreLimit
         var sources: [MergeSource] = []
         var counted = 0
         // Several stores that keep sorted orders, in a sorted fetch: one merged order, kept between fetches,
         // stands for them all.
-        let orderTargets = targets.filter { $0.sortedOrders != nil }
-        let usesMergedOrder = orderTargets.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
+        let usesMergedOrder = targets.ordered.count > 1 && !sortKeys.isEmpty && propertiesToFetch == nil
         if usesMergedOrder {
             let merged = try mergedOrder(
-                entity: entity, entityNames: entityNames, sortKeys: sortKeys, targets: orderTargets)
+                entity: entity, entityNames: entityNames, sortKeys: sortKeys, targets: targets.ordered)
             let cursor = try MergedOrder.Cursor(
                 order: merged, predicate: predicate, limit: cursorLimit, objectIDColumn: makesObjects)
             sources.append(MergeSource(merged: cursor))
         }
         var orderKey: SortedOrder.Key?
-        for target in targets where !(usesMergedOrder && target.sortedOrders != nil) {
+        for target in usesMergedOrder ? targets.others : targets.all {
             let (index, store, names) = (target.index, target.store, target.entityNames)
             // Such stores hold every record in memory: handing them over costs nothing and saves faulting.
             let withValues = includesValues || (target.sortedOrders != nil && propertiesToFetch == nil)
@@ -420,7 +442,7 @@ extension PersistentStoreCoordinator {
     func count(entity: EntityDescription, entityNames: [String], predicate: ObjectPredicate?,
                affectedStores: [PersistentStore]?) throws -> Int {
         try performReading {
-            let targets = targets(entityNames: entityNames, affectedStores: affectedStores)
+            let targets = splitTargets(entityNames: entityNames, affectedStores: affectedStores)
             func count(_ target: FetchTarget) throws -> Int {
                 let request = StoreFetchRequest(entity: entity, entityNames: target.entityNames, predicate: predicate,
                                                 sortKeys: [], limit: 0, includesValues: false)
@@ -428,9 +450,9 @@ extension PersistentStoreCoordinator {
             }
             // Several stores that keep sorted orders: their sum is kept until one of them changes (their content
             // version says when).
-            let kept = targets.filter { $0.sortedOrders != nil }
+            let kept = targets.ordered
             guard kept.count > 1, predicate?.callsVolatileFunction != true else {
-                return try targets.reduce(0) { try $0 + count($1) }
+                return try targets.all.reduce(0) { try $0 + count($1) }
             }
             let stamps = Self.stamps(of: kept)
             let key = CountCache.Key(entityName: entity.name, entityNames: entityNames, predicate: predicate)
@@ -447,7 +469,7 @@ extension PersistentStoreCoordinator {
                 keptCount = try kept.reduce(0) { try $0 + count($1) }
                 counts.keep(keptCount, for: key, stamps: stamps)
             }
-            return try targets.reduce(keptCount) { $1.sortedOrders != nil ? $0 : try $0 + count($1) }
+            return try targets.others.reduce(keptCount) { try $0 + count($1) }
         }
     }
 

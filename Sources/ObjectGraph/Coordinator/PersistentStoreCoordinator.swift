@@ -45,7 +45,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
     /// Counts over several atomic stores, for the totals of repeated paged fetches.
     let counts = CountCache()
     /// The stores each set of entity names reaches (requests without `affectedStores`), until the stores change.
-    var targetCache: [[String]: [FetchTarget]] = [:]
+    var targetCache: [[String]: FetchTargets] = [:]
     private var strictRouting = false
     private var saveObservers: [UUID: @Sendable (ContextDidSave) -> Void] = [:]
     private let storeChanges = Atomic<Int>(0)
