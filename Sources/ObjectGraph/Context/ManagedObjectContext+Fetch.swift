@@ -84,7 +84,12 @@ extension ManagedObjectContext {
             entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
             offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
             includesValues: true, propertiesToFetch: request.propertyNamesToFetch)
-        return try results.map { merged in
+        return try records(of: results)
+    }
+
+    /// The record of each merged result: the one it carries, else its store's (an empty one if it has gone).
+    private func records(of results: [MergedFetchResult]) throws -> [StoreRecord] {
+        try results.map { merged in
             if let record = merged.takeRecord() { return record }
             return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
         }
@@ -108,11 +113,7 @@ extension ManagedObjectContext {
             entity: entity, entityNames: names, predicate: request.predicate, sortKeys: request.sortKeys,
             offset: request.fetchOffset, limit: request.fetchLimit, affectedStores: request.affectedStores,
             includesValues: true, propertiesToFetch: request.propertyNamesToFetch)
-        let records = try results.map { merged in
-            if let record = merged.takeRecord() { return record }
-            return try persistentStoreCoordinator.record(for: merged.objectID) ?? StoreRecord(objectID: merged.objectID)
-        }
-        return (records, total)
+        return (try records(of: results), total)
     }
 
     /// A child's ``fetchRecords(_:)``: what its parent holds (the parent's unsaved changes included, and its

@@ -105,15 +105,18 @@ extension SQLiteStore {
             guard let table = schema.entities[name]?.table.name, tablesKnownEmpty.contains(table) else { return false }
             if !tables.contains(table) { tables.append(table) }
         }
-        for table in tables {
-            let statement = try connection.prepare("SELECT 1 FROM \(quoted(table)) LIMIT 1")
-            defer { statement.reset() }
-            if try statement.step() == .row {
-                tablesKnownEmpty.remove(table)
-                return false
-            }
+        for table in tables where try Self.holdsRows(table, connection: connection) {
+            tablesKnownEmpty.remove(table)
+            return false
         }
         return !tables.isEmpty
+    }
+
+    /// Whether a table has a row: one row read, `SELECT 1 FROM table LIMIT 1`.
+    private static func holdsRows(_ table: String, connection: SQLiteConnection) throws -> Bool {
+        let statement = try connection.prepare("SELECT 1 FROM \(quoted(table)) LIMIT 1")
+        defer { statement.reset() }
+        return try statement.step() == .row
     }
 
     /// Notes which of the store's tables hold no rows (at opening): the tables ``holdsNoRows(of:connection:)`` asks
@@ -122,9 +125,7 @@ extension SQLiteStore {
         let connection = try openConnection()
         tablesKnownEmpty = []
         for table in schema.heldTables where schema.hasTable(table.name) {
-            let statement = try connection.prepare("SELECT 1 FROM \(quoted(table.name)) LIMIT 1")
-            defer { statement.reset() }
-            if try statement.step() != .row { tablesKnownEmpty.insert(table.name) }
+            if try !Self.holdsRows(table.name, connection: connection) { tablesKnownEmpty.insert(table.name) }
         }
     }
 
