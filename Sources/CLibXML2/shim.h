@@ -10,7 +10,6 @@
 #undef LIBXML_ICU_ENABLED
 
 #include <libxml/parser.h>
-#include <libxml/xmlreader.h>
 #include <libxml/xmlerror.h>
 #include <libxml/xmlmemory.h>
 #include <libxml/tree.h>

@@ -65,6 +65,72 @@ import Testing
         #expect(try events(of: "<a></a>") == [.start("a", line: 1), .end("a")])
     }
 
+    @Test func ampersandsInAttributeValuesReadBackAsWritten() throws {
+        // libxml2 hands SAX callbacks an `&` of a value as the text `&#38;`; written text that looks like that
+        // must still come back as written.
+        let xml = #"<a v="x &amp; y" w="&#38;" z="&amp;#38;" p="&amp;amp;"/>"#
+        #expect(
+            try events(of: xml) == [
+                .start("a", [("v", "x & y"), ("w", "&"), ("z", "&#38;"), ("p", "&amp;")], line: 1, isEmpty: true),
+                .end("a"),
+            ])
+    }
+
+    /// Documents far larger than one chunk of input: tags and text cut by every chunk boundary come out whole,
+    /// empty elements are told from ones with an end tag, and lines stay right.
+    @Test func tagsAndTextAcrossChunkBoundariesComeOutWhole() throws {
+        var xml = "<r>\n"
+        var expected: [XMLEvent] = [.start("r", line: 1), .text("\n")]
+        for index in 0..<4_000 {
+            let line = index + 2
+            let long = String(repeating: "é\(index % 10)", count: index % 37)
+            switch index % 4 {
+            case 0:
+                xml += "<e k=\"\(long)\"/>\n"
+                expected += [.start("e", [("k", long)], line: line, isEmpty: true), .end("e"), .text("\n")]
+            case 1:
+                xml += "<e></e>\n"
+                expected += [.start("e", line: line), .end("e"), .text("\n")]
+            case 2:
+                xml += "<t>\(long)x</t>\n"
+                expected += [.start("t", line: line), .text(long + "x"), .end("t"), .text("\n")]
+            default:
+                xml += "<n:t xmlns:n=\"urn:\(index)\">a<![CDATA[\(long)]]></n:t>\n"
+                expected += [
+                    .start("n:t", [("xmlns:n", "urn:\(index)")], line: line), .text("a" + long), .end("n:t"),
+                    .text("\n"),
+                ]
+            }
+        }
+        xml += "</r>"
+        expected.append(.end("r"))
+        #expect(xml.utf8.count > 200_000)
+        #expect(try events(of: xml) == expected)
+        // readText takes the same texts, whether the queue holds them whole or not.
+        var parser = try XMLPullParser(data: Data(xml.utf8))
+        var texts: [String] = []
+        while let event = try parser.next() {
+            if case .startElement(let start) = event, start.name != "r" { texts.append(try parser.readText()) }
+        }
+        let elementTexts = (0..<4_000).map { index -> String in
+            let long = String(repeating: "é\(index % 10)", count: index % 37)
+            return index % 4 < 2 ? "" : (index % 4 == 2 ? long + "x" : "a" + long)
+        }
+        #expect(texts == elementTexts)
+    }
+
+    @Test func eventsBeforeAnErrorComeFirst() throws {
+        var parser = try XMLPullParser(data: Data("<r><a>x</a><b></c></r>".utf8))
+        #expect(try parser.next() == .start("r", line: 1))
+        #expect(try parser.next() == .start("a", line: 1))
+        #expect(try parser.next() == .text("x"))
+        #expect(try parser.next() == .end("a"))
+        #expect(try parser.next() == .start("b", line: 1))
+        let error = xmlError { () throws(XMLError) in _ = try parser.next() }
+        #expect(error?.code == .notWellFormed)
+        #expect(error?.line == 1)
+    }
+
     @Test func readTextReturnsTheWholeContentAndConsumesTheEndTag() throws {
         var parser = try XMLPullParser(data: Data("<r><a>x<b>y</b>z</a><c/><d>  </d></r>".utf8))
         _ = try parser.next()  // r

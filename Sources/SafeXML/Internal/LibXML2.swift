@@ -9,12 +9,13 @@ enum LibXML2 {
         _ = libxml2Initialized
     }
 
-    /// Parser options for every document: never touch the network, never substitute entities, never load or
-    /// validate against a DTD, keep text small in memory, record line numbers past 65,535 where libxml2 can.
-    /// `XML_PARSE_HUGE` is added only when the caller's limits exceed libxml2's own caps; our own depth, size
-    /// and text-length checks still apply then.
+    /// Parser options for every document: never touch the network; entities are never substituted and no DTD
+    /// is loaded or validated against (none of those options is set). `XML_PARSE_HUGE` is added only when the
+    /// caller's limits exceed libxml2's own caps; our own depth, size and text-length checks still apply then.
+    /// (No tree is built, so the tree options of xmlTextReader's days, compact text and big line numbers, are
+    /// gone: the SAX callbacks read lines from the parser, which counts them in a full `int`.)
     static func options(for limits: XMLLimits) -> Int32 {
-        var options = XML_PARSE_NONET.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_BIG_LINES.rawValue
+        var options = XML_PARSE_NONET.rawValue
         if limits.needsHugeMode {
             options |= XML_PARSE_HUGE.rawValue
         }

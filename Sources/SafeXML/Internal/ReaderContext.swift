@@ -16,8 +16,8 @@
 
 /// The state one parse shares with libxml2's C callbacks: where the bytes come from and the errors reported.
 ///
-/// Passed to libxml2 as an unretained pointer; the owning ``XMLPullParser`` keeps it alive longer than the
-/// reader. Used from one thread at a time, like the parser that owns it.
+/// Owned by the parse's ``SAXEvents``, whose error callback records here. Used from one thread at a time, like the
+/// parser that owns it.
 final class ReaderContext {
     enum Input {
         case data(Data)
@@ -132,18 +132,4 @@ final class ReaderContext {
 
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     read(descriptor, buffer, count)
-}
-
-/// libxml2's read callback: forwards to the context passed as `context`.
-let readerContextRead: xmlInputReadCallback = { context, buffer, count in
-    guard let context, let buffer, count > 0 else { return -1 }
-    let readerContext = Unmanaged<ReaderContext>.fromOpaque(context).takeUnretainedValue()
-    return readerContext.read(into: UnsafeMutableRawPointer(buffer), count: Int(count))
-}
-
-/// libxml2's structured error callback: records the error in the context passed as `userData`, prints nothing.
-let readerContextError: xmlStructuredErrorFunc = { userData, error in
-    guard let userData, let error else { return }
-    let readerContext = Unmanaged<ReaderContext>.fromOpaque(userData).takeUnretainedValue()
-    readerContext.record(error)
 }

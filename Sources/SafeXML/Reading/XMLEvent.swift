@@ -18,8 +18,7 @@ public struct XMLElementStart: Sendable, Equatable {
     public var name: String
     /// Attributes in document order, namespace declarations included.
     public var attributes: [XMLAttribute]
-    /// The 1-based line of the start tag. Exact up to line 65,534; beyond, libxml2 stores lines in 16 bits and
-    /// the value is a best effort (the line of the element's first child, or the parser's position).
+    /// The 1-based line where the start tag ends (its `>`), at any line count.
     public var line: Int
     /// Whether the element was written as `<a/>` (an ``XMLEvent/endElement(name:)`` follows immediately).
     public var isEmpty: Bool

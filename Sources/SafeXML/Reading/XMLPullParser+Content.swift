@@ -4,7 +4,7 @@ extension XMLPullParser {
     /// `textContent`). Returns `""` for an empty element.
     /// - Throws: the errors of ``next()``.
     public mutating func readText() throws(XMLError) -> String {
-        if let text = try readSingleText() { return text }
+        if let text = events.takeSingleText() { return text }
         var result = ""
         var depth = 1
         while let event = try next() {

@@ -18,23 +18,9 @@ extension XMLPullParser {
         )
     }
 
-    func tooDeep() -> XMLError {
-        error(
-            .tooDeep,
-            "Elements are nested deeper than the limit of \(limits.maxDepth). "
-                + "Raise XMLLimits.maxDepth if the document is trusted."
-        )
-    }
-
-    /// An error at the reader's current position.
+    /// An error at the parser's current position.
     func error(_ code: XMLError.Code, _ message: String) -> XMLError {
-        XMLError(
-            code: code,
-            message: message,
-            fileName: fileName,
-            line: Int(xmlTextReaderGetParserLineNumber(reader)),
-            column: Int(xmlTextReaderGetParserColumnNumber(reader))
-        )
+        XMLError(code: code, message: message, fileName: fileName, line: position.line, column: position.column)
     }
 
     /// Converts what libxml2 reported into an ``XMLError``.
@@ -61,11 +47,9 @@ extension XMLPullParser {
         let message: String
         switch code {
         case .tooDeep:
-            message =
-                "Elements are nested deeper than the limit of \(limits.maxDepth). "
-                + "Raise XMLLimits.maxDepth if the document is trusted."
+            message = Self.tooDeepMessage(limits)
         case .entityDeclarationForbidden:
-            message = entityMessage + " (libxml2: \(reported.message))"
+            message = Self.entityMessage + " (libxml2: \(reported.message))"
         case .externalEntity:
             message =
                 "The document refers to an external resource, which is never loaded (libxml2: "
