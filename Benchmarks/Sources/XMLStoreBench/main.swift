@@ -164,10 +164,16 @@ func save(_ step: Step) throws -> Double {
 let arguments = Arguments()
 XMLStore.register()
 ScheduleFileStore.registerTypes()
-if let path = ProcessInfo.processInfo.environment["XMLSTOREBENCH_LOAD_ONLY"] {  // for profiling the load alone
+// For profiling a load alone: XMLSTOREBENCH_LOAD_ONLY=FILE (a `.bin` file is a binary store), loaded
+// XMLSTOREBENCH_LOADS times (default 1).
+if let path = ProcessInfo.processInfo.environment["XMLSTOREBENCH_LOAD_ONLY"] {
+    let type: PersistentStoreType = path.hasSuffix(".bin") ? .binary : .xml
+    let loads = Int(ProcessInfo.processInfo.environment["XMLSTOREBENCH_LOADS"] ?? "") ?? 1
     let step = Step()
-    let wall = try load(type: .xml, at: URL(fileURLWithPath: path), step)
-    print(String(format: "load: %.3f s wall, %.3f s cpu", wall, step.cpus[0]))
+    for _ in 0..<loads {
+        let wall = try load(type: type, at: URL(fileURLWithPath: path), step)
+        print(String(format: "load: %.3f s wall, %.3f s cpu", wall, step.cpus.last!))
+    }
     exit(0)
 }
 let positional = arguments.positional
