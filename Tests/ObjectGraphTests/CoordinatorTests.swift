@@ -25,6 +25,37 @@ struct CoordinatorTests {
         objects.map { $0.value(forKey: "title") as? String ?? "?" }
     }
 
+    /// Records of several entities, interleaved, with a key given twice: each lands in its entity's table, the
+    /// last of a key wins and is counted once, and a later call replaces what the store holds.
+    @Test func cacheNodesGoToTheirEntitiesAndTheLastOfAKeyWins() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let store = try coordinator.addPersistentStore(type: .inMemory)
+        let atomic = try #require(store as? AtomicStore)
+        func room(_ key: Int64, _ name: String) -> StoreRecord {
+            StoreRecord(objectID: store.objectID(forEntityName: "Room", referenceKey: key), values: ["name": name])
+        }
+        func track(_ key: Int64, _ name: String) -> StoreRecord {
+            StoreRecord(objectID: store.objectID(forEntityName: "Track", referenceKey: key), values: ["name": name])
+        }
+        atomic.addCacheNodes([room(1, "A"), track(1, "T1"), room(2, "B"), room(1, "A2"), track(5, "T5")])
+        #expect(atomic.cacheNodeCount == 4)
+        #expect(atomic.nextReferenceKey == 6)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let rooms = try context.fetch(FetchRequest(entityName: "Room")).map { $0.value(forKey: "name") as? String }
+        #expect(rooms.sorted { ($0 ?? "") < ($1 ?? "") } == ["A2", "B"])
+        let tracks = try context.fetch(FetchRequest(entityName: "Track")).count
+        #expect(tracks == 2)
+        atomic.addCacheNodes([track(5, "T5b"), room(3, "C")])
+        #expect(atomic.cacheNodeCount == 5)
+        let renamed = atomic.cacheNode(for: store.objectID(forEntityName: "Track", referenceKey: 5))
+        #expect(renamed?["name"] as? String == "T5b")
+        #expect(
+            atomic.cacheNode(for: store.objectID(forEntityName: "Room", referenceKey: 1))?["name"] as? String
+                == "A2")
+        atomic.addCacheNodes([])
+        #expect(atomic.cacheNodeCount == 5)
+    }
+
     @Test func fetchAcrossStoresSortsTheUnionThenPages() throws {
         let fixture = Fixture()
         let first = try fixture.addStore("a")

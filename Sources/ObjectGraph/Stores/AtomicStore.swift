@@ -49,17 +49,64 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
     // MARK: Cache nodes
 
     /// Adds loaded records to the store's cache; used by ``PersistentStore/load()``.
-    public func addCacheNodes(_ records: [StoreRecord]) {
+    ///
+    /// A record of a key the store holds replaces it (the last one wins among records of the same key).
+    public func addCacheNodes(_ records: consuming [StoreRecord]) {
         orders.withLock { $0.byKey.removeAll() }
         contentVersion += 1
         AtomicStore.contentChanges.add(1, ordering: .releasing)
-        for record in records {
-            let id = record.objectID
-            if tables[id.entityName, default: [:]].updateValue(record, forKey: id.referenceKey) == nil {
-                recordCount += 1
+        // A load hands over every record of a file: each is moved into its entity's table, not copied (a copy
+        // retained its ID's names, its keys and its row, and dropping the array released them again, over half
+        // of adding a binary store's records), and each table is found by its names' identity, among the few
+        // being filled, rather than by hashing the entity name per record. Each table makes room once for the
+        // records of its entity.
+        var pending = consume records
+        var filling = fillingTables(for: pending)
+        pending.reverse()  // so that taking from the end hands the records out in their order
+        var current = 0
+        while let record = pending.popLast() {
+            let names = record.objectID.namesIdentity
+            if filling[current].names != names {
+                current = filling.firstIndex { $0.names == names }
+                    ?? filling.firstIndex { $0.entityName == record.objectID.entityName }!
             }
-            if id.referenceKey >= nextReferenceKey { nextReferenceKey = id.referenceKey + 1 }
+            let key = record.objectID.referenceKey
+            if filling[current].table.updateValue(record, forKey: key) == nil { recordCount += 1 }
+            if key >= nextReferenceKey { nextReferenceKey = key + 1 }
         }
+        for entry in filling { tables[entry.entityName] = entry.table }
+    }
+
+    /// The tables `records` go into, taken out of ``tables`` (or new), each with room for its new records, with
+    /// the identity of the names of the first ID seen for each.
+    private func fillingTables(for records: [StoreRecord])
+        -> [(names: ObjectIdentifier, entityName: String, table: [Int64: StoreRecord])]
+    {
+        var filling: [(names: ObjectIdentifier, entityName: String, table: [Int64: StoreRecord])] = []
+        var counts: [Int] = []
+        var current = -1
+        for index in records.indices {  // by index: iterating the records copied each
+            let names = records[index].objectID.namesIdentity
+            if current < 0 || filling[current].names != names {
+                if let known = filling.firstIndex(where: { $0.names == names }) {
+                    current = known
+                } else {
+                    let name = records[index].objectID.entityName
+                    if let known = filling.firstIndex(where: { $0.entityName == name }) {
+                        current = known  // the same entity with names of their own (not shared)
+                    } else {
+                        filling.append((names, name, tables.removeValue(forKey: name) ?? [:]))
+                        counts.append(0)
+                        current = filling.count - 1
+                    }
+                }
+            }
+            counts[current] += 1
+        }
+        for index in filling.indices {
+            filling[index].table.reserveCapacity(filling[index].table.count + counts[index])
+        }
+        return filling
     }
 
     /// Every record, ordered by entity name and then reference key (a deterministic order for writing).
