@@ -39,12 +39,12 @@ extension ManagedObjectContext {
             guard let object = registered[id], object.storage == .fault, object.faultBatch === batch else { return nil }
             return object
         }
-        guard let records = try? persistentStoreCoordinator.records(for: objects.map(\.objectID)) else {
+        guard var records = try? persistentStoreCoordinator.records(for: objects.map(\.objectID)) else {
             for object in objects { object.faultBatch = nil }
             return false
         }
-        for object in objects {
-            if let record = records[object.objectID] {
+        for (index, object) in objects.enumerated() {
+            if let record = records[index].take() {
                 object.apply(record, in: self)
             } else {
                 object.faultBatch = nil

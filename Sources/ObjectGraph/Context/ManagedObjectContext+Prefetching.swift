@@ -90,10 +90,9 @@ extension ManagedObjectContext {
             let generation = persistentStoreCoordinator.contentGeneration
             let ids = missing.map(\.objectID)
             var records = try persistentStoreCoordinator.records(for: ids, toManyLists: toManyLists)
-            for object in missing {
+            for (index, object) in missing.enumerated() {
                 // A fault read again (above) keeps the new values instead.
-                let record = records.removeValue(forKey: object.objectID)
-                _ = filled(object, from: record, asFault: true, generation: generation)
+                _ = filled(object, from: records[index].take(), asFault: true, generation: generation)
             }
         }
         return destinations

@@ -497,31 +497,66 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// The records of several objects from their stores, by object ID; objects whose store is gone or no longer
-    /// holds them are left out. Each store is asked once. Without `toManyLists`, stores that can leave out the
-    /// destinations of to-many relationships do (the records say so: ``StoreRecord/omitsToManyLists``).
-    func records(for objectIDs: [ManagedObjectID], toManyLists: Bool = true) throws
-        -> [ManagedObjectID: StoreRecord]
-    {
+    /// The records of several objects from their stores, in the order of `objectIDs`: `nil` for an object whose
+    /// store is gone or no longer holds it. Each store is asked once. Without `toManyLists`, stores that can leave
+    /// out the destinations of to-many relationships do (the records say so: ``StoreRecord/omitsToManyLists``).
+    ///
+    /// The IDs go to their stores by runs of IDs sharing their names (one store's IDs of one entity), and a store's
+    /// records are matched to the IDs in step, as stores return them in the order asked as a rule (by key): the
+    /// records came back in a dictionary by ID, and grouping the IDs hashed each one's store identifier, together a
+    /// fifth of filling a batch of faults (perf). Records out of step are matched through a table.
+    func records(for objectIDs: [ManagedObjectID], toManyLists: Bool = true) throws -> [StoreRecord?] {
         try performReading {
-            var idsByStore: [String: [ManagedObjectID]] = [:]
-            for id in objectIDs {
-                guard let identifier = id.storeIdentifier else { continue }
-                idsByStore[identifier, default: []].append(id)
+            var result = [StoreRecord?].nils(count: objectIDs.count)
+            var groups: [(identifier: String, positions: [Int])] = []
+            var last: (names: ObjectIdentifier, group: Int)?
+            for position in objectIDs.indices {
+                let names = objectIDs[position].namesIdentity
+                if let last, last.names == names {
+                    groups[last.group].positions.append(position)
+                    continue
+                }
+                guard let identifier = objectIDs[position].storeIdentifier else { continue }
+                let group: Int
+                if let known = groups.firstIndex(where: { $0.identifier == identifier }) {
+                    group = known
+                } else {
+                    groups.append((identifier, []))
+                    group = groups.count - 1
+                }
+                groups[group].positions.append(position)
+                last = (names, group)
             }
-            var records: [ManagedObjectID: StoreRecord] = [:]
-            for (identifier, ids) in idsByStore {
+            for (identifier, positions) in groups {
                 guard let store = persistentStore(withIdentifier: identifier) else { continue }
-                let found = try store.serializingReads {
+                let ids = positions.map { objectIDs[$0] }
+                var found = try store.serializingReads {
                     if !toManyLists, var partial = try store.recordsWithoutToManyLists(for: ids) {
                         for index in partial.indices { partial[index].omitsToManyLists = true }
                         return partial
                     }
                     return try store.records(for: ids)
                 }
-                for record in found { records[record.objectID] = record }
+                // Moved out from the end of the reversed list: in their order, without a copy each.
+                found.reverse()
+                var next = 0
+                var outOfStep: [StoreRecord] = []
+                while let record = found.popLast() {
+                    if next < positions.count, objectIDs[positions[next]] == record.objectID {
+                        result[positions[next]] = record
+                        next += 1
+                    } else {
+                        outOfStep.append(record)
+                    }
+                }
+                guard !outOfStep.isEmpty else { continue }
+                var unmatched: [ManagedObjectID: Int] = [:]
+                for position in positions where result[position] == nil { unmatched[objectIDs[position]] = position }
+                for record in outOfStep {
+                    if let position = unmatched.removeValue(forKey: record.objectID) { result[position] = record }
+                }
             }
-            return records
+            return result
         }
     }
 
