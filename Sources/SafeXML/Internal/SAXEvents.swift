@@ -59,7 +59,7 @@ final class SAXEvents {
         self.context = context
         self.limits = limits
         self.fileName = fileName
-        events.reserveCapacity(1024)
+        events.reserveCapacity(256)
     }
 
     /// The next queued event, if any. Moved out, not copied: an empty text (which holds no storage) takes its
