@@ -67,8 +67,7 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
         while let record = pending.popLast() {
             let names = record.objectID.namesIdentity
             if filling[current].names != names {
-                current = filling.firstIndex { $0.names == names }
-                    ?? filling.firstIndex { $0.entityName == record.objectID.entityName }!
+                current = Self.table(in: filling, names: names) { record.objectID.entityName }!
             }
             let key = record.objectID.referenceKey
             if filling[current].table.updateValue(record, forKey: key) == nil { recordCount += 1 }
@@ -88,17 +87,13 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
         for index in records.indices {  // by index: iterating the records copied each
             let names = records[index].objectID.namesIdentity
             if current < 0 || filling[current].names != names {
-                if let known = filling.firstIndex(where: { $0.names == names }) {
+                if let known = Self.table(in: filling, names: names, entityName: { records[index].objectID.entityName }) {
                     current = known
                 } else {
                     let name = records[index].objectID.entityName
-                    if let known = filling.firstIndex(where: { $0.entityName == name }) {
-                        current = known  // the same entity with names of their own (not shared)
-                    } else {
-                        filling.append((names, name, tables.removeValue(forKey: name) ?? [:]))
-                        counts.append(0)
-                        current = filling.count - 1
-                    }
+                    filling.append((names, name, tables.removeValue(forKey: name) ?? [:]))
+                    counts.append(0)
+                    current = filling.count - 1
                 }
             }
             counts[current] += 1
@@ -107,6 +102,17 @@ open class AtomicStore: PersistentStore, SortedOrderStore, StoreObjectCounting, 
             filling[index].table.reserveCapacity(filling[index].table.count + counts[index])
         }
         return filling
+    }
+
+    /// The position in `filling` of the table of an ID with these names: by the names' identity, else (the same
+    /// entity with names of their own, not shared) by the entity's name.
+    private static func table(
+        in filling: [(names: ObjectIdentifier, entityName: String, table: [Int64: StoreRecord])],
+        names: ObjectIdentifier, entityName: () -> String
+    ) -> Int? {
+        if let known = filling.firstIndex(where: { $0.names == names }) { return known }
+        let name = entityName()
+        return filling.firstIndex { $0.entityName == name }
     }
 
     /// Every record, ordered by entity name and then reference key (a deterministic order for writing).

@@ -142,8 +142,8 @@ final class SAXEvents {
 
     func endElement(_ local: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?) {
         depth -= 1
-        if text.isEmpty, head < events.count, case .startElement(var start) = events[events.count - 1],
-            endsWithEmptyElementTag
+        if text.isEmpty, head < events.count, endsWithEmptyElementTag,
+            case .startElement(var start) = events[events.count - 1]
         {
             start.isEmpty = true
             events[events.count - 1] = .startElement(start)
