@@ -35,6 +35,11 @@ struct Almanacd: AsyncParsableCommand {
     @Flag(help: "Attach Core Data stores dropped into the folders read-only too.")
     var readOnlyInbox = false
 
+    @Option(
+        name: .customLong("event-loops"),
+        help: "How many event-loop threads serve the socket (default: one per core; \"eventLoops\" in almanacd.json).")
+    var eventLoops: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -51,6 +56,10 @@ struct Almanacd: AsyncParsableCommand {
         if let state { configuration.stateFolder = URL(fileURLWithPath: state).standardizedFileURL }
         if let socket { configuration.socketPath = socket }
         if let model { configuration.modelURL = URL(fileURLWithPath: model) }
+        if let eventLoops, !DaemonConfiguration.eventLoopRange.contains(eventLoops) {
+            let range = DaemonConfiguration.eventLoopRange
+            throw ValidationError("--event-loops must be from \(range.lowerBound) to \(range.upperBound)")
+        }
         var personalStoreURL: URL?
         if let personalStore {
             guard let url = URL(string: personalStore), url.scheme?.hasPrefix("postgres") == true else {
@@ -63,6 +72,7 @@ struct Almanacd: AsyncParsableCommand {
             try configuration.loadConfigurationFile()
             if readOnlyInbox { configuration.readOnlyInbox = true }
             if let personalStoreURL { configuration.personalStoreURL = personalStoreURL }
+            if let eventLoops { configuration.eventLoopCount = eventLoops }
             try await Daemon.run(configuration: configuration, logger: logger)
         } catch {
             logger.critical("cannot run: \(error)")

@@ -246,3 +246,48 @@ import Testing
         #expect(configuration.connectionLimits.maxConnections == 77)
     }
 }
+
+/// `eventLoops` in `almanacd.json`: how many event-loop threads serve the socket.
+struct EventLoopSettingTests {
+    private func configuration(_ json: String) throws -> (DaemonConfiguration, Result<Void, ConfigurationError>) {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("almanac-event-loops-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = DaemonConfiguration(watchFolders: [], stateFolder: folder, socketPath: "/tmp/x.sock")
+        configuration.eventLoopCount = 3
+        try json.write(to: configuration.configurationFile, atomically: true, encoding: .utf8)
+        do {
+            try configuration.loadConfigurationFile()
+            return (configuration, .success(()))
+        } catch let error as ConfigurationError {
+            return (configuration, .failure(error))
+        }
+    }
+
+    @Test(arguments: [1, 2, 16])
+    func aWholeCountIsTaken(_ count: Int) throws {
+        let (configuration, outcome) = try configuration(#"{"eventLoops": \#(count)}"#)
+        #expect(throws: Never.self) { try outcome.get() }
+        #expect(configuration.eventLoopCount == count)
+    }
+
+    @Test func leftOutItKeepsTheDefault() throws {
+        let (configuration, outcome) = try configuration(#"{"maxConnections": 10}"#)
+        #expect(throws: Never.self) { try outcome.get() }
+        #expect(configuration.eventLoopCount == 3)
+    }
+
+    @Test(arguments: ["0", "-1", "1.5", "\"two\"", "true", "100000"])
+    func anythingElseIsRefusedNamingTheKey(_ value: String) throws {
+        let (configuration, outcome) = try configuration(#"{"eventLoops": \#(value)}"#)
+        guard case .failure(let error) = outcome else {
+            Issue.record("\(value) was taken as \(String(describing: configuration.eventLoopCount))")
+            return
+        }
+        #expect(error.message.contains("\"eventLoops\""))
+        #expect(error.message.contains("1 to 256"))
+        // The count in use is unchanged.
+        #expect(configuration.eventLoopCount == 3)
+    }
+}

@@ -1,6 +1,8 @@
 import AlmanacWire
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import ObjectGraph
 import ServiceLifecycle
 
@@ -61,7 +63,13 @@ public enum Daemon {
         serverConfiguration.writeAccess.writerGroup = configuration.writerGroupID
         serverConfiguration.connectionLimits = limits
         let handler = DaemonHandler(engine: core.engine, events: events, storeThreads: core.storeThreads)
-        let server = WireServer(configuration: serverConfiguration, handler: handler, logger: logger) { info in
+        // A group of the configured size, shut down when the daemon stops; else NIO's shared one (a thread per core).
+        let ownLoops = configuration.eventLoopCount.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
+        defer { ownLoops?.shutdownGracefully { _ in } }
+        let loops: any EventLoopGroup = ownLoops ?? MultiThreadedEventLoopGroup.singleton
+        let server = WireServer(
+            configuration: serverConfiguration, handler: handler, logger: logger, eventLoopGroup: loops
+        ) { info in
             let status = core.statusLine
             logger.info("\(status), listening on \(info.socketPath ?? "an inherited socket")")
             notifier.ready(status: status)
