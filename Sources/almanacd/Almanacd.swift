@@ -56,10 +56,7 @@ struct Almanacd: AsyncParsableCommand {
         if let state { configuration.stateFolder = URL(fileURLWithPath: state).standardizedFileURL }
         if let socket { configuration.socketPath = socket }
         if let model { configuration.modelURL = URL(fileURLWithPath: model) }
-        if let eventLoops, !DaemonConfiguration.eventLoopRange.contains(eventLoops) {
-            let range = DaemonConfiguration.eventLoopRange
-            throw ValidationError("--event-loops must be from \(range.lowerBound) to \(range.upperBound)")
-        }
+        if let eventLoops { _ = try DaemonConfiguration.checkedEventLoopCount(eventLoops, setting: "--event-loops") }
         var personalStoreURL: URL?
         if let personalStore {
             guard let url = URL(string: personalStore), url.scheme?.hasPrefix("postgres") == true else {

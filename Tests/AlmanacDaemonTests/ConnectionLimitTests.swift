@@ -1,5 +1,6 @@
 import AlmanacWire
 import Foundation
+import Logging
 import NIOCore
 import Testing
 
@@ -289,5 +290,23 @@ struct EventLoopSettingTests {
         #expect(error.message.contains("1 to 256"))
         // The count in use is unchanged.
         #expect(configuration.eventLoopCount == 3)
+    }
+
+    /// A count set in code is checked too, before the daemon starts anything: NIO stops the process on a group of no
+    /// threads.
+    @Test func theDaemonRefusesABadCountSetInCodeBeforeStarting() async throws {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("almanac-event-loops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = DaemonConfiguration(
+            watchFolders: [folder.appendingPathComponent("inbox")], stateFolder: folder.appendingPathComponent("state"),
+            socketPath: folder.appendingPathComponent("s.sock").path)
+        configuration.eventLoopCount = 0
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await Daemon.run(configuration: configuration, logger: Logger(label: "test"))
+        }
+        #expect(error?.message.contains("eventLoopCount") == true)
+        // Nothing was made: no state folder, no socket.
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 }

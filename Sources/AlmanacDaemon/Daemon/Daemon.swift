@@ -14,6 +14,10 @@ public enum Daemon {
     /// - Throws: a ``ConfigurationError`` or a server error when the daemon cannot start (another instance is
     ///   running, the socket path is unusable, the state folder cannot be created).
     public static func run(configuration: DaemonConfiguration, logger: Logger) async throws {
+        // Checked before anything starts: NIO stops the process on a group of no threads.
+        let loopCount = try configuration.eventLoopCount.map {
+            try DaemonConfiguration.checkedEventLoopCount($0, setting: "eventLoopCount")
+        }
         // Each connection is a descriptor: take every one the system allows, and serve no more than fit.
         let (files, failure) = OpenFileLimit.raiseToHard()
         if let failure {
@@ -64,7 +68,7 @@ public enum Daemon {
         serverConfiguration.connectionLimits = limits
         let handler = DaemonHandler(engine: core.engine, events: events, storeThreads: core.storeThreads)
         // A group of the configured size, shut down when the daemon stops; else NIO's shared one (a thread per core).
-        let ownLoops = configuration.eventLoopCount.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
+        let ownLoops = loopCount.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         defer { ownLoops?.shutdownGracefully { _ in } }
         let loops: any EventLoopGroup = ownLoops ?? MultiThreadedEventLoopGroup.singleton
         let server = WireServer(

@@ -94,6 +94,16 @@ public struct DaemonConfiguration: Sendable {
     /// The event loop counts ``eventLoopCount`` accepts.
     public static let eventLoopRange = 1...256
 
+    /// `count` when it is a count ``eventLoopRange`` accepts; else an error naming `setting` (nil: not a whole number).
+    public static func checkedEventLoopCount(_ count: Int?, setting: String) throws -> Int {
+        guard let count, eventLoopRange.contains(count) else {
+            throw ConfigurationError(
+                message: "\(setting) must be a whole number from \(eventLoopRange.lowerBound) to "
+                    + "\(eventLoopRange.upperBound)")
+        }
+        return count
+    }
+
     /// The configuration file in the state folder (`almanacd.json`), if present.
     public var configurationFile: URL { stateFolder.appendingPathComponent("almanacd.json") }
 
@@ -148,12 +158,8 @@ public struct DaemonConfiguration: Sendable {
                 case .double(let number): Int(exactly: number)
                 default: nil
                 }
-            guard let count, Self.eventLoopRange.contains(count) else {
-                throw ConfigurationError(
-                    message: "\"eventLoops\" in \(configurationFile.path) must be a whole number from "
-                        + "\(Self.eventLoopRange.lowerBound) to \(Self.eventLoopRange.upperBound)")
-            }
-            eventLoopCount = count
+            eventLoopCount = try Self.checkedEventLoopCount(
+                count, setting: "\"eventLoops\" in \(configurationFile.path)")
         }
     }
 }
