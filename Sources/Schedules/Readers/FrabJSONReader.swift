@@ -56,6 +56,7 @@ public struct FrabJSONReader: Sendable {
         }
         let outline = data.withUnsafeBytes { FrabJSONOutline(bytes: $0.bindMemory(to: UInt8.self)) }
         var builder = FrabScheduleBuilder(source: source, configuration: configuration, format: .frabJSON)
+        builder.reserveEvents(forInputBytes: data.count)
         builder.version = LenientJSON.string(schedule["version"])
         builder.acronym = LenientJSON.string(conference["acronym"])
         builder.title = LenientJSON.string(conference["title"])

@@ -46,6 +46,7 @@ public struct FrabXMLReader: Sendable {
         let limits = configuration.limits
         try ScheduleReader.checkSize(data, source: source, limits: limits)
         var builder = FrabScheduleBuilder(source: source, configuration: configuration, format: .frabXML)
+        builder.reserveEvents(forInputBytes: data.count)
         do {
             var parser = try XMLPullParser(
                 data: data, name: source,
