@@ -147,14 +147,14 @@ struct DocumentAssembler {
                 "event id \(eventID) is shared with the session at line \(firstLine); both kept, their guids differ",
                 line: line)
         }
+        // A room or track already used was noted then: one lookup, not two (tracks change from one session to the
+        // next in many files).
         if let room = FieldText.optional(session.roomName), room != lastRoom {
-            noteRoom(room)
-            usedRooms.insert(room)
+            if usedRooms.insert(room).inserted { noteRoom(room) }
             lastRoom = room
         }
         if let track = FieldText.optional(session.trackName), track != lastTrack {
-            noteTrack(track)
-            usedTracks.insert(track)
+            if usedTracks.insert(track).inserted { noteTrack(track) }
             lastTrack = track
         }
         for person in session.persons {
