@@ -182,7 +182,6 @@ struct ScheduleRecords {
         // One record per conference, day, room, track, person, session and link (rooms and tracks only sessions
         // name are added below, rarely); one list member per day, and per session one in the conference's list,
         // its day's, room's and track's, each speaker's, and one per link.
-        // (Read in place: a copy of each session retained and released each of its strings.)
         let sessions = document.sessions
         var sessionMembers = 0
         var links = 0

@@ -258,11 +258,9 @@ struct FrabScheduleBuilder {
         for room in declaredRooms { assembler.noteRoom(room.name, guid: room.guid) }
         for track in declaredTracks { assembler.noteTrack(track.name, color: track.color) }
         assembler.reserveCapacity(events.count)
-        // By index, each event read in place: iterating the events copied each (its two dozen fields, a retain and
-        // a release of each string), a twentieth of attaching a file of a million sessions (perf).
-        for index in events.indices {
-            let session = try session(from: events[index], zone: zone.converter, days: days, assembler: &assembler)
-            try assembler.add(session, line: events[index].line)
+        for raw in events {
+            let session = try session(from: raw, zone: zone.converter, days: days, assembler: &assembler)
+            try assembler.add(session, line: raw.line)
         }
         let conference = ConferenceInfo(
             acronym: FieldText.optional(configuration.acronym) ?? FieldText.optional(acronym),
