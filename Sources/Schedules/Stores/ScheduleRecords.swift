@@ -191,7 +191,7 @@ struct ScheduleRecords {
         }
         builder.reserveCapacity(
             records: 1 + document.days.count + document.rooms.count + document.tracks.count + document.persons.count
-                + document.sessions.count + links,
+                + sessions.count + links,
             members: document.days.count + sessionMembers + links)
         let info = document.conference
         let conference = builder.add("Conference") {
