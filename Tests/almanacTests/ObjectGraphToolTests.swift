@@ -38,6 +38,28 @@ struct ObjectGraphToolTests {
         #expect(FileManager.default.fileExists(atPath: output))
     }
 
+    /// A store converted to SQLite keeps its model: the copy prints the same model and answers the same query,
+    /// by the same camel-case names (not the lower-case ones its tables alone would give).
+    @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))
+    func aConvertedSQLiteCopyKeepsTheModelsNames() async throws {
+        let store = Self.coredata.appendingPathComponent("knowledgec-10.14.db").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        let convert = try await Self.run(["convert", store, "--to", "sqlite", copy])
+        #expect(convert.status == 0)
+        let original = try await Self.run(["model", "--xcdatamodel", store])
+        let copied = try await Self.run(["model", "--xcdatamodel", copy])
+        #expect(copied.status == 0 && !copied.stdout.isEmpty && copied.stdout == original.stdout)
+        let query = ["Event", "--where", "streamName == '/app/inFocus'", "--sort", "startDate", "--format", "csv"]
+        let fromOriginal = try await Self.run(["query", store] + query)
+        let fromCopy = try await Self.run(["query", copy] + query)
+        #expect(fromCopy.status == 0, "\(fromCopy.stderr)")
+        #expect(fromCopy.stdout.hasPrefix("confidence,creationDate,endDate,"))
+        #expect(fromCopy.stdout == fromOriginal.stdout)
+    }
+
     @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))
     func anUnknownEntityOrFileFailsWithAMessage() async throws {
         let store = Self.coredata.appendingPathComponent("DataUsage.sqlite").path

@@ -7,18 +7,23 @@ extension ManagedObjectModel {
     ///
     /// Core Data caches the compiled model in `Z_MODELCACHE.Z_CONTENT` (raw deflate of an `NSKeyedArchiver`
     /// archive): its entities, inheritance, attributes with their types, relationships with inverses, delete
-    /// rules and to-many flags are read from there. Without a cache the model is inferred from the tables
-    /// (`Z_PRIMARYKEY`, the `Z`-prefixed columns and their declared types, foreign-key columns and many-to-many
-    /// join tables), and every entity inferred so carries `userInfo["ObjectGraphInferred"] = "YES"`.
+    /// rules and to-many flags are read from there. The SQLite stores ObjectGraph writes keep an archive of the same
+    /// shape in their metadata (`ObjectGraphModelCache`), derived attributes' derivations included; it is read
+    /// first, as long as the metadata's entity version hashes are still its model's. Without a cache the model is
+    /// inferred from the tables (`Z_PRIMARYKEY`, the `Z`-prefixed columns and their declared types, foreign-key
+    /// columns and many-to-many join tables), and every entity inferred so carries
+    /// `userInfo["ObjectGraphInferred"] = "YES"`.
     ///
-    /// Open the store with this model read-only and with `.ignoresModelVersion` (the store's version hashes are
-    /// Apple's, which ObjectGraph does not compute).
+    /// Open the store with this model read-only and with `.ignoresModelVersion` (the version hashes of a store
+    /// Core Data wrote are Apple's, which ObjectGraph does not compute).
     /// - Throws: `StoreError/Code/foreignFile` for a file that is not a Core Data SQLite store,
     ///   `StoreError/Code/corruptFile` for a damaged cache, `StoreError/Code/io` when it cannot be read.
     public convenience init(contentsOfStoreAt url: URL) throws {
         let inspection = try StoreFileModelReader.inspect(url)
         let entities: [EntityDescription]
-        if let cache = inspection.cache {
+        if let ownCache = Self.ownCache(of: inspection, url: url) {
+            entities = try ModelCacheDecoder.entities(fromCompressed: ownCache, url: url)
+        } else if let cache = inspection.cache {
             entities = try ModelCacheDecoder.entities(fromCompressed: cache, url: url)
         } else {
             entities = StoreSchemaInference.entities(from: inspection)
@@ -33,6 +38,21 @@ extension ManagedObjectModel {
                 context: ErrorContext(storeURL: url), cause: error)
         }
     }
+
+    /// The model ObjectGraph keeps in the metadata of the SQLite stores it writes, when it is the model the store's
+    /// tables were last written with: every entity version hash in the metadata is the decoded model's. A store
+    /// that Core Data migrated since has Core Data's hashes there, and its own model cache.
+    private static func ownCache(of inspection: StoreFileInspection, url: URL) -> Data? {
+        guard let metadata = inspection.metadata, let archive = metadata[ModelCacheEncoder.metadataKey] as? Data,
+            let hashes = metadata.modelVersionHashes, !hashes.isEmpty,
+            let entities = try? ModelCacheDecoder.entities(fromCompressed: archive, url: url)
+        else { return nil }
+        let model = ManagedObjectModel(entities: entities)
+        guard (try? model.resolveRelationships()) != nil,
+            hashes.allSatisfy({ model.entitiesByName[$0.key]?.versionHash == $0.value })
+        else { return nil }
+        return archive
+    }
 }
 
 /// What a read-only look at a store file finds for its model.
@@ -43,6 +63,8 @@ struct StoreFileInspection {
     }
 
     var cache: Data?
+    /// The store's metadata (`Z_METADATA`), when it reads.
+    var metadata: StoreMetadata?
     /// `Z_PRIMARYKEY`: entity number, name and parent number.
     var entities: [(number: Int64, name: String, parent: Int64)] = []
     var tables: [Table] = []
@@ -75,6 +97,14 @@ enum StoreFileModelReader {
             if upper.contains("Z_MODELCACHE") {
                 let cache = try connection.makeStatement("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
                 if try cache.step() == .row { inspection.cache = cache.data(at: 0) }
+            }
+            let metadata = try connection.makeStatement("SELECT Z_UUID, Z_PLIST FROM Z_METADATA LIMIT 1")
+            if try metadata.step() == .row {
+                // A metadata list that does not read only costs the store its own model cache here; opening the
+                // store reports it.
+                inspection.metadata = try? SQLiteStore.metadata(
+                    uuid: metadata.string(at: 0),
+                    plist: metadata.data(at: 1), url: url)
             }
             let entities = try connection.makeStatement(
                 "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT")

@@ -28,6 +28,7 @@ enum ModelCacheDecoder {
             entity.isAbstract = archive.resolve(object.values["NSIsAbstract"])?.bool ?? false
             entity.renamingIdentifier = archive.string(object, "NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
             entity.versionHashModifier = archive.string(object, "NSVersionHashModifier")
+            entity.userInfo = userInfo(object, archive: archive)
             decoded.append((entity, object))
         }
         let byUID = Dictionary(decoded.map { ($0.1.uid, $0.0) }, uniquingKeysWith: { first, _ in first })
@@ -54,11 +55,22 @@ enum ModelCacheDecoder {
         let isTransient = archive.resolve(object.values["NSIsTransient"])?.bool ?? false
         let described: PropertyDescription
         switch object.className {
-        // A derived attribute is read as the plain attribute its stored values fill: a store opened from its cache
-        // is read, and its derivation (an archived expression under a key not seen in a real file yet) is not.
+        // A derived attribute of Core Data's cache is read as the plain attribute its stored values fill: a store
+        // opened from its cache is read, and its derivation (an archived expression under a key not seen in a real
+        // file yet) is not. ObjectGraph's own cache keeps the derivation's format string.
         case "NSAttributeDescription", "NSDerivedAttributeDescription":
             let code = archive.resolve(object.values["NSAttributeType"])?.integer ?? 0
-            let attribute = AttributeDescription(name: name, type: attributeType(code), isOptional: isOptional)
+            let attribute: AttributeDescription
+            if let format = archive.string(object, ModelCacheEncoder.derivationKey),
+                let expression = try? ObjectExpression(format: format)
+            {
+                attribute = DerivedAttributeDescription(
+                    name: name, type: attributeType(code),
+                    derivationExpression: expression)
+                attribute.isOptional = isOptional
+            } else {
+                attribute = AttributeDescription(name: name, type: attributeType(code), isOptional: isOptional)
+            }
             attribute.valueTransformerName = archive.string(object, "NSValueTransformerName")
             attribute.attributeValueClassName = archive.string(object, "NSAttributeValueClassName")
             described = attribute
@@ -71,13 +83,8 @@ enum ModelCacheDecoder {
             let inverse =
                 archive.string(object, "_NSInverseRelationshipName")
                 ?? archive.object(object, "NSInverseRelationship").flatMap { archive.string($0, "NSPropertyName") }
-            let rule: RelationshipDescription.DeleteRule =
-                switch archive.resolve(object.values["NSDeleteRule"])?.integer ?? 1 {
-                case 0: .noAction
-                case 2: .cascade
-                case 3: .deny
-                default: .nullify
-                }
+            let ruleCode = archive.resolve(object.values["NSDeleteRule"])?.integer ?? 1
+            let rule = deleteRuleCodes.first { $0.code == ruleCode }?.rule ?? .nullify
             let relationship = RelationshipDescription(
                 name: name, destination: destination, inverse: inverse, toMany: maxCount != 1, deleteRule: rule,
                 isOptional: isOptional, isOrdered: archive.resolve(object.values["NSIsOrdered"])?.bool ?? false)
@@ -88,30 +95,36 @@ enum ModelCacheDecoder {
             return nil  // fetched properties, proxies of inherited properties
         }
         described.isTransient = isTransient
+        described.userInfo = userInfo(object, archive: archive)
         if let renamed = archive.string(object, "NSRenamingIdentifier"), renamed != name {
             described.renamingIdentifier = renamed
         }
         return described
     }
 
-    /// Core Data's `NSAttributeType` codes.
-    static func attributeType(_ code: Int64) -> AttributeType {
-        switch code {
-        case 100: .integer16
-        case 200: .integer32
-        case 300: .integer64
-        case 400: .decimal
-        case 500: .double
-        case 600: .float
-        case 700: .string
-        case 800: .boolean
-        case 900: .date
-        case 1000: .binaryData
-        case 1100: .uuid
-        case 1200: .uri
-        case 1800: .transformable
-        case 2000: .objectID
-        default: .undefined
+    /// The string entries of an object's user info (`NSUserInfo`); values of other kinds are left out.
+    private static func userInfo(_ object: KeyedArchive.Object, archive: KeyedArchive) -> [String: String] {
+        var info: [String: String] = [:]
+        for (key, uid) in archive.entries(of: archive.object(object, "NSUserInfo")) {
+            if let value = archive.value(uid)?.string { info[key] = value }
         }
+        return info
+    }
+
+    /// Core Data's `NSDeleteRule` codes, both ways.
+    static let deleteRuleCodes: [(code: Int64, rule: RelationshipDescription.DeleteRule)] = [
+        (0, .noAction), (1, .nullify), (2, .cascade), (3, .deny),
+    ]
+
+    /// Core Data's `NSAttributeType` codes, both ways.
+    static let attributeTypeCodes: [(code: Int64, type: AttributeType)] = [
+        (100, .integer16), (200, .integer32), (300, .integer64), (400, .decimal), (500, .double), (600, .float),
+        (700, .string), (800, .boolean), (900, .date), (1000, .binaryData), (1100, .uuid), (1200, .uri),
+        (1800, .transformable), (2000, .objectID), (0, .undefined),
+    ]
+
+    /// The type of a Core Data `NSAttributeType` code (`.undefined` for one it does not know).
+    static func attributeType(_ code: Int64) -> AttributeType {
+        attributeTypeCodes.first { $0.code == code }?.type ?? .undefined
     }
 }

@@ -18,11 +18,14 @@ extension SQLiteStore {
         return metadata
     }
 
-    /// Writes the metadata to `Z_METADATA` as Core Data does: version 1, the UUID, a binary property list.
+    /// Writes the metadata to `Z_METADATA` as Core Data does: version 1, the UUID, a binary property list. The
+    /// list also holds the store's model, archived as Core Data's model cache is (`ObjectGraphModelCache`), so
+    /// that `ManagedObjectModel(contentsOfStoreAt:)` reads the model back as it was, names and types included.
     func writeMetadata() throws {
         var values: [String: Any] = [:]
         for (key, value) in metadata.values { values[key] = value }
         values["NSStoreModelVersionHashesVersion"] = 3
+        values[ModelCacheEncoder.metadataKey] = ModelCacheEncoder.compressedArchive(of: model)
         let plist: Data
         do {
             plist = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)

@@ -47,6 +47,10 @@ struct StoreFileModelTests {
     @Test func knowledgeCHasSeventeenEntitiesAndFollowsRelationships() throws {
         let (model, context) = try Self.open("knowledgec-10.14.db")
         #expect(model.entities.count == 17)
+        // The user info of the cached model's entities (here the tombstones of persistent history).
+        #expect(
+            model.entitiesByName["Event"]?.userInfo["NSPersistentHistoryTombstoneAttributes"]
+                == "uuid,shouldSync,streamName")
         var followed = 0
         for entity in model.entities where !entity.isAbstract {
             let objects = try context.fetch(FetchRequest(entityName: entity.name))

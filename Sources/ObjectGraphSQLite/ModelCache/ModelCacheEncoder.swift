@@ -1,0 +1,146 @@
+import CZlib
+import Foundation
+import ObjectGraph
+
+/// Archives a model in the shape of Core Data's model cache (an `NSKeyedArchiver` archive of
+/// `NSManagedObjectModel`, `NSEntityDescription`, `NSAttributeDescription` and `NSRelationshipDescription`
+/// objects, raw-deflated), with the keys ``ModelCacheDecoder`` reads: what a store needs to be opened without its
+/// model (entities, inheritance, attributes and their types, relationships with inverses, counts, delete rules and
+/// order). ObjectGraph's SQLite stores keep it in their metadata under ``metadataKey`` (see
+/// `ManagedObjectModel(contentsOfStoreAt:)`).
+enum ModelCacheEncoder {
+    /// The metadata key of ObjectGraph's own model cache. Not `Z_MODELCACHE`: Core Data reads that table when it
+    /// migrates a store whose model it cannot find, and this archive lacks most of what Core Data's own holds.
+    static let metadataKey = "ObjectGraphModelCache"
+    /// The key of a derived attribute's derivation, as its format string (Core Data's own key is not known).
+    static let derivationKey = "_ObjectGraphDerivationFormat"
+
+    /// The model's archive, raw-deflated as Core Data stores its cache.
+    static func compressedArchive(of model: ManagedObjectModel) -> Data? {
+        RawDeflate.deflate(archive(of: model))
+    }
+
+    /// The model's keyed archive (a binary property list).
+    static func archive(of model: ManagedObjectModel) -> Data {
+        var writer = KeyedArchiveWriter()
+        let root = writer.reserve()
+        let entities = model.entities.sorted { $0.name < $1.name }
+        let entityUIDs = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, writer.reserve()) })
+        for entity in entities {
+            var propertyEntries: [(key: String, uid: Int)] = []
+            // Inherited properties are archived by the entity that declares them, as Core Data does.
+            for property in entity.properties.sorted(by: { $0.name < $1.name }) {
+                guard
+                    let uid = archive(
+                        property, entityUID: entityUIDs[entity.name]!, entityUIDs: entityUIDs,
+                        writer: &writer)
+                else { continue }
+                propertyEntries.append((property.name, uid))
+            }
+            var values: [String: PropertyListValue] = [
+                "NSEntityName": writer.string(entity.name),
+                "NSClassNameForEntity": writer.string(entity.managedObjectClassName),
+                "NSIsAbstract": .bool(entity.isAbstract),
+                "NSManagedObjectModel": .uid(root),
+                "NSProperties": writer.dictionary(propertyEntries),
+            ]
+            if let parent = entity.superentity { values["NSSuperentity"] = .uid(entityUIDs[parent.name]!) }
+            if !entity.userInfo.isEmpty { values["NSUserInfo"] = userInfo(entity.userInfo, writer: &writer) }
+            if let renamed = entity.renamingIdentifier { values["NSRenamingIdentifier"] = writer.string(renamed) }
+            if let modifier = entity.versionHashModifier { values["NSVersionHashModifier"] = writer.string(modifier) }
+            writer.set(entityUIDs[entity.name]!, className: "NSEntityDescription", values: values)
+        }
+        let entries = entities.map { (key: $0.name, uid: entityUIDs[$0.name]!) }
+        writer.set(root, className: "NSManagedObjectModel", values: ["NSEntities": writer.dictionary(entries)])
+        return writer.encoded(root: root)
+    }
+
+    /// Archives one property; `nil` for the kinds a store file does not need (fetched properties).
+    private static func archive(
+        _ property: PropertyDescription, entityUID: Int, entityUIDs: [String: Int],
+        writer: inout KeyedArchiveWriter
+    ) -> Int? {
+        var values: [String: PropertyListValue] = [
+            "NSPropertyName": writer.string(property.name),
+            "NSIsOptional": .bool(property.isOptional),
+            "NSIsTransient": .bool(property.isTransient),
+            "NSEntity": .uid(entityUID),
+        ]
+        if let renamed = property.renamingIdentifier { values["NSRenamingIdentifier"] = writer.string(renamed) }
+        if !property.userInfo.isEmpty { values["NSUserInfo"] = userInfo(property.userInfo, writer: &writer) }
+        switch property {
+        case let attribute as AttributeDescription:
+            let code = ModelCacheDecoder.attributeTypeCodes.first { $0.type == attribute.attributeType }?.code ?? 0
+            values["NSAttributeType"] = .integer(code)
+            if let name = attribute.valueTransformerName { values["NSValueTransformerName"] = writer.string(name) }
+            if let name = attribute.attributeValueClassName {
+                values["NSAttributeValueClassName"] = writer.string(name)
+            }
+            if let derived = attribute as? DerivedAttributeDescription, let format = derived.derivationFormat {
+                values[derivationKey] = writer.string(format)
+                return writer.add(
+                    className: "NSDerivedAttributeDescription",
+                    superclasses: ["NSAttributeDescription", "NSPropertyDescription", "NSObject"],
+                    values: values)
+            }
+            return writer.add(
+                className: "NSAttributeDescription", superclasses: ["NSPropertyDescription", "NSObject"],
+                values: values)
+        case let relationship as RelationshipDescription:
+            values["_NSDestinationEntityName"] = writer.string(relationship.destinationEntityName)
+            if let uid = entityUIDs[relationship.destinationEntityName] { values["NSDestinationEntity"] = .uid(uid) }
+            if let inverse = relationship.inverseName { values["_NSInverseRelationshipName"] = writer.string(inverse) }
+            values["NSMinCount"] = .integer(Int64(relationship.minCount))
+            values["NSMaxCount"] = .integer(Int64(relationship.maxCount))
+            values["NSIsOrdered"] = .bool(relationship.isOrdered)
+            values["NSDeleteRule"] = .integer(
+                ModelCacheDecoder.deleteRuleCodes.first { $0.rule == relationship.deleteRule }?.code ?? 1)
+            return writer.add(
+                className: "NSRelationshipDescription",
+                superclasses: ["NSPropertyDescription", "NSObject"], values: values)
+        default:
+            return nil
+        }
+    }
+}
+
+extension ModelCacheEncoder {
+    /// A user info dictionary, as an `NSDictionary` of strings (keys in order, so archives repeat byte for byte).
+    private static func userInfo(_ info: [String: String], writer: inout KeyedArchiveWriter) -> PropertyListValue {
+        var entries: [(key: String, uid: Int)] = []
+        for key in info.keys.sorted() {
+            guard case .uid(let uid) = writer.string(info[key]!) else { continue }
+            entries.append((key, uid))
+        }
+        return writer.dictionary(entries)
+    }
+}
+
+/// Compresses data as raw deflate (no zlib header), as Core Data stores its model cache; ``RawInflate`` reverses
+/// it.
+enum RawDeflate {
+    static func deflate(_ data: Data) -> Data? {
+        var stream = z_stream()
+        guard
+            deflateInit2_(
+                &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        else { return nil }
+        defer { deflateEnd(&stream) }
+        var input = [UInt8](data)
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(input.count))))
+        let written: Int? = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                stream.next_in = source.baseAddress
+                stream.avail_in = UInt32(source.count)
+                stream.next_out = target.baseAddress
+                stream.avail_out = UInt32(target.count)
+                // The output buffer holds deflateBound's worst case, so one call finishes the stream.
+                guard CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END else { return nil }
+                return target.count - Int(stream.avail_out)
+            }
+        }
+        guard let written else { return nil }
+        return Data(output.prefix(written))
+    }
+}
