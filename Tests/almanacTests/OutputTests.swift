@@ -68,6 +68,25 @@ import Testing
         #expect(try JSONValue(parsing: text.dropLast().utf8) == .array(listing.objects))
     }
 
+    @Test func aggregateTablesRoundFractionsAndScriptsKeepThem() throws {
+        let rows: [JSONObject] = [
+            ["room.name": .string("Saal 1"), "avg(duration)": .double(63.333_333_333_333_336), "count": .int(3)],
+            ["room.name": .string("Saal 2"), "avg(duration)": .double(40.0), "count": .int(1)],
+            ["room.name": .string("Saal 3"), "avg(duration)": .double(-0.001), "count": .int(1)],
+        ]
+        let listing = QueryCommand.rowListing(rows, keys: ["room.name", "count", "avg(duration)"],
+                                              display: TimeDisplay(zone: .conference))
+        let table = ListingPrinter(format: .table, width: nil, colors: false).render(listing)
+        #expect(table.split(separator: "\n").map(String.init) == [
+            "room.name  count  avg(duration)",
+            "Saal 1         3          63.33",
+            "Saal 2         1             40",
+            "Saal 3         1              0",
+        ])
+        let csv = ListingPrinter(format: .csv, width: nil, colors: false).render(listing)
+        #expect(csv.contains("Saal 1,3,63.333333333333336\r\n"))
+    }
+
     @Test func sessionTablesShowTimesInTheConferenceZone() {
         let listing = SessionListing.make(
             Array(SampleSessions.sessions.prefix(3)),

@@ -117,7 +117,8 @@ struct QueryCommand: ParsableCommand {
         }
     }
 
-    /// A table of a dictionary fetch's rows: the group keys, then the aggregates (numbers right-aligned).
+    /// A table of a dictionary fetch's rows: the group keys, then the aggregates (numbers right-aligned; averages
+    /// and other fractions to two places in the table, in full in the formats for scripts).
     static func rowListing(_ rows: [JSONObject], keys: [String], display: TimeDisplay) -> Listing {
         let columns = keys.map { key in
             let numeric = rows.contains { row in
@@ -130,10 +131,23 @@ struct QueryCommand: ParsableCommand {
         let cells = rows.map { row in
             keys.map { key in
                 let value = row[key]
-                let text = ObjectListing.human(value, display: display, zone: nil)
+                let text: String
+                if case .double(let number)? = value, number.isFinite {
+                    text = Self.twoPlaces(number)
+                } else {
+                    text = ObjectListing.human(value, display: display, zone: nil)
+                }
                 return Listing.Cell(text, raw: ObjectListing.raw(value))
             }
         }
         return Listing(columns: columns, rows: cells, objects: rows.map { .object($0) })
+    }
+
+    /// A number to at most two decimal places, without trailing zeros: 63.333… as 63.33, 40.0 as 40.
+    static func twoPlaces(_ number: Double) -> String {
+        var text = String(format: "%.2f", number)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
     }
 }
