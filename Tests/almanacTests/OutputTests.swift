@@ -54,7 +54,8 @@ import Testing
     @Test func tsvEscapesTabsAndNewlines() {
         let text = ListingPrinter(format: .tsv, width: nil, colors: false).render(listing)
         #expect(
-            text == "name\tcount\tnote\tsecret\nSaal 1\t12\tplain\ts1\nSaal Grün\t3\thas, comma \"quoted\"\\nand newline\\ttab\ts2\n"
+            text
+                == "name\tcount\tnote\tsecret\nSaal 1\t12\tplain\ts1\nSaal Grün\t3\thas, comma \"quoted\"\\nand newline\\ttab\ts2\n"
         )
     }
 
@@ -74,15 +75,17 @@ import Testing
             ["room.name": .string("Saal 2"), "avg(duration)": .double(40.0), "count": .int(1)],
             ["room.name": .string("Saal 3"), "avg(duration)": .double(-0.001), "count": .int(1)],
         ]
-        let listing = QueryCommand.rowListing(rows, keys: ["room.name", "count", "avg(duration)"],
-                                              display: TimeDisplay(zone: .conference))
+        let listing = QueryCommand.rowListing(
+            rows, keys: ["room.name", "count", "avg(duration)"],
+            display: TimeDisplay(zone: .conference))
         let table = ListingPrinter(format: .table, width: nil, colors: false).render(listing)
-        #expect(table.split(separator: "\n").map(String.init) == [
-            "room.name  count  avg(duration)",
-            "Saal 1         3          63.33",
-            "Saal 2         1             40",
-            "Saal 3         1              0",
-        ])
+        #expect(
+            table.split(separator: "\n").map(String.init) == [
+                "room.name  count  avg(duration)",
+                "Saal 1         3          63.33",
+                "Saal 2         1             40",
+                "Saal 3         1              0",
+            ])
         let csv = ListingPrinter(format: .csv, width: nil, colors: false).render(listing)
         #expect(csv.contains("Saal 1,3,63.333333333333336\r\n"))
     }
@@ -96,7 +99,10 @@ import Testing
         let text = ListingPrinter(format: .table, width: nil, colors: false).render(listing)
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("   WHEN"))
-        #expect(lines[1] == "★  Sat 28 Dec 10:00–10:30 CET  Saal 1  Opening Ceremony                                                    Ceremonies")
+        #expect(
+            lines[1]
+                == "★  Sat 28 Dec 10:00–10:30 CET  Saal 1  Opening Ceremony                                                    Ceremonies"
+        )
         #expect(lines[3].hasPrefix("✗  Sat 28 Dec 10:30–11:30 CET  Saal 1  Cancelled talk"))
     }
 
@@ -108,7 +114,8 @@ import Testing
     }
 
     @Test func sessionCSVCarriesRawISODates() {
-        let listing = SessionListing.make([SampleSessions.sessions[0]], favorites: [], display: TimeDisplay(zone: .conference))
+        let listing = SessionListing.make(
+            [SampleSessions.sessions[0]], favorites: [], display: TimeDisplay(zone: .conference))
         let text = ListingPrinter(format: .csv, width: nil, colors: false).render(listing)
         #expect(
             text
