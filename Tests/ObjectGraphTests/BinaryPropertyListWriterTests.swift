@@ -72,4 +72,27 @@ struct BinaryPropertyListWriterTests {
         #expect(entries.map(\.key) == ["key"] && entries.map(\.uid) == [child])
         #expect(archive.object(child).flatMap { archive.string($0, "name") } == "first")
     }
+
+    /// `NSKeyedArchiver` writes a mutable string as an object (`NS.string`), and some strings as UTF-8 bytes
+    /// (`NS.bytes`); both read as strings, and data objects do not.
+    @Test func stringObjectsReadAsStrings() throws {
+        var writer = KeyedArchiveWriter()
+        let mutable = writer.add(
+            className: "NSMutableString", superclasses: ["NSString", "NSObject"],
+            values: ["NS.string": writer.string("Category")])
+        let bytes = writer.add(className: "NSString", values: ["NS.bytes": .data(Data("Zürich".utf8))])
+        let data = writer.add(className: "NSMutableData", values: ["NS.bytes": .data(Data("Zürich".utf8))])
+        let root = writer.add(
+            className: "Holder",
+            values: [
+                "mutable": .uid(mutable), "bytes": .uid(bytes), "data": .uid(data), "plain": writer.string("plain"),
+            ])
+        let archive = try KeyedArchive(data: writer.encoded(root: root))
+        let holder = try #require(archive.object(archive.rootUID))
+        #expect(archive.string(holder, "mutable") == "Category")
+        #expect(archive.string(holder, "bytes") == "Zürich")
+        #expect(archive.string(holder, "plain") == "plain")
+        #expect(archive.string(holder, "data") == nil)
+        #expect(archive.string(holder, "missing") == nil)
+    }
 }

@@ -34,8 +34,12 @@ package struct KeyedArchive {
     /// The object at a UID, when it is an archived object (a dictionary with `$class`).
     package func object(_ uid: Int) -> Object? {
         guard let values = value(uid)?.dictionary else { return nil }
-        let className = values["$class"]?.uid.flatMap { value($0)?.dictionary?["$classname"]?.string }
-        return Object(uid: uid, className: className, values: values)
+        return Object(uid: uid, className: className(of: values), values: values)
+    }
+
+    /// The class name of an archived object's values (`$class`, through its UID).
+    private func className(of values: [String: PropertyListValue]) -> String? {
+        values["$class"]?.uid.flatMap { value($0)?.dictionary?["$classname"]?.string }
     }
 
     /// What a key of an object refers to, followed through its UID.
@@ -47,7 +51,26 @@ package struct KeyedArchive {
 
     /// A string value of an object (through its UID).
     package func string(_ object: Object, _ key: String) -> String? {
-        resolve(object.values[key])?.string
+        string(resolve(object.values[key]))
+    }
+
+    /// The string a value holds: a plain string, or an archived string object, as `NSKeyedArchiver` writes an
+    /// `NSMutableString` (`NS.string`; Core Data's model caches hold some: knowledgeC's renaming identifiers and
+    /// version hash modifiers), or an `NSString` or `NSMutableString` of UTF-8 bytes (`NS.bytes`).
+    package func string(_ value: PropertyListValue?) -> String? {
+        switch value {
+        case .string(let string)?:
+            return string
+        case .dictionary(let object)?:
+            if case .string(let string)? = resolve(object["NS.string"]) { return string }
+            let className = className(of: object)
+            guard className == "NSString" || className == "NSMutableString",
+                case .data(let bytes)? = resolve(object["NS.bytes"])
+            else { return nil }
+            return String(decoding: bytes, as: UTF8.self)
+        default:
+            return nil
+        }
     }
 
     /// The object a key of an object refers to.
@@ -73,7 +96,7 @@ package struct KeyedArchive {
             let values = dictionary.values["NS.objects"]?.array
         else { return [] }
         return zip(keys, values).compactMap { key, value in
-            guard let name = resolve(key)?.string, let uid = value.uid else { return nil }
+            guard let name = string(resolve(key)), let uid = value.uid else { return nil }
             return (name, uid)
         }
     }

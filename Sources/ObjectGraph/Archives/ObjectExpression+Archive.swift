@@ -98,7 +98,7 @@ private struct ExpressionDecoder {
         case .date(let date)?: return try PredicateValue(argument: date)
         case .data(let data)?: return try PredicateValue(argument: data)
         case .dictionary(let object)?:
-            if let string = archive.resolve(object["NS.string"])?.string { return .string(string) }
+            if let string = archive.string(value) { return .string(string) }
             if let seconds = archive.resolve(object["NS.time"]), case .real(let time) = seconds {
                 return try PredicateValue(argument: Date(timeIntervalSinceReferenceDate: time))
             }

@@ -106,7 +106,7 @@ enum ModelCacheDecoder {
     private static func userInfo(_ object: KeyedArchive.Object, archive: KeyedArchive) -> [String: String] {
         var info: [String: String] = [:]
         for (key, uid) in archive.entries(of: archive.object(object, "NSUserInfo")) {
-            if let value = archive.value(uid)?.string { info[key] = value }
+            if let value = archive.string(archive.value(uid)) { info[key] = value }
         }
         return info
     }

@@ -51,6 +51,9 @@ struct StoreFileModelTests {
         #expect(
             model.entitiesByName["Event"]?.userInfo["NSPersistentHistoryTombstoneAttributes"]
                 == "uuid,shouldSync,streamName")
+        // Archived as mutable strings (NS.string objects), not plain ones.
+        #expect(model.entitiesByName["Event"]?.versionHashModifier == "index1")
+        #expect(model.entitiesByName["AdditionChangeSet"]?.versionHashModifier == "rdar://41988633")
         var followed = 0
         for entity in model.entities where !entity.isAbstract {
             let objects = try context.fetch(FetchRequest(entityName: entity.name))
