@@ -158,12 +158,17 @@ package struct KeyedArchiveWriter {
         return uid
     }
 
-    /// The UID of a string object (each string is archived once).
+    /// A reference to a string object (each string is archived once).
     package mutating func string(_ string: String) -> PropertyListValue {
-        if let uid = stringUIDs[string] { return .uid(uid) }
+        .uid(stringUID(string))
+    }
+
+    /// The UID of a string object (each string is archived once).
+    package mutating func stringUID(_ string: String) -> Int {
+        if let uid = stringUIDs[string] { return uid }
         objects.append(.string(string))
         stringUIDs[string] = objects.count - 1
-        return .uid(objects.count - 1)
+        return objects.count - 1
     }
 
     /// An `NSArray` of the objects with these UIDs.

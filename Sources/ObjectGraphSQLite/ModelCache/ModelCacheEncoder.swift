@@ -108,10 +108,7 @@ extension ModelCacheEncoder {
     /// A user info dictionary, as an `NSDictionary` of strings (keys in order, so archives repeat byte for byte).
     private static func userInfo(_ info: [String: String], writer: inout KeyedArchiveWriter) -> PropertyListValue {
         var entries: [(key: String, uid: Int)] = []
-        for key in info.keys.sorted() {
-            guard case .uid(let uid) = writer.string(info[key]!) else { continue }
-            entries.append((key, uid))
-        }
+        for key in info.keys.sorted() { entries.append((key, writer.stringUID(info[key]!))) }
         return writer.dictionary(entries)
     }
 }
