@@ -73,6 +73,9 @@ enum ModelCacheDecoder {
             }
             attribute.valueTransformerName = archive.string(object, "NSValueTransformerName")
             attribute.attributeValueClassName = archive.string(object, "NSAttributeValueClassName")
+            if let value = defaultValue(object, archive: archive) {
+                attribute.defaultValue = attribute.attributeType.coerce(value)
+            }
             described = attribute
         case "NSRelationshipDescription":
             guard
@@ -95,6 +98,7 @@ enum ModelCacheDecoder {
             return nil  // fetched properties, proxies of inherited properties
         }
         described.isTransient = isTransient
+        described.isIndexed = archive.resolve(object.values["NSIsIndexed"])?.bool ?? false
         described.userInfo = userInfo(object, archive: archive)
         if let renamed = archive.string(object, "NSRenamingIdentifier"), renamed != name {
             described.renamingIdentifier = renamed
@@ -109,6 +113,28 @@ enum ModelCacheDecoder {
             if let value = archive.string(archive.value(uid)) { info[key] = value }
         }
         return info
+    }
+
+    /// An attribute's default value (`NSDefaultValue`): a number or a flag as it is, a string, a date (`NS.time`)
+    /// or data; `nil` for none (`$null`) and for kinds it does not read.
+    private static func defaultValue(_ object: KeyedArchive.Object, archive: KeyedArchive) -> Any? {
+        switch archive.resolve(object.values["NSDefaultValue"]) {
+        case .integer(let number)?: return Int(exactly: number)
+        case .real(let number)?: return number
+        case .bool(let flag)?: return flag
+        case .date(let date)?: return date
+        case .data(let data)?: return data
+        case .dictionary(let inner)?:
+            if case .real(let seconds)? = archive.resolve(inner["NS.time"]) {
+                return Date(timeIntervalSinceReferenceDate: seconds)
+            }
+            if case .data(let data)? = archive.resolve(inner["NS.data"]) { return data }
+            return archive.string(.dictionary(inner))
+        case let value?:
+            return archive.string(value)
+        case nil:
+            return nil
+        }
     }
 
     /// Core Data's `NSDeleteRule` codes, both ways.

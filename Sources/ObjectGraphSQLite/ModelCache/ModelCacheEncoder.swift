@@ -68,6 +68,7 @@ enum ModelCacheEncoder {
         ]
         if let renamed = property.renamingIdentifier { values["NSRenamingIdentifier"] = writer.string(renamed) }
         if !property.userInfo.isEmpty { values["NSUserInfo"] = userInfo(property.userInfo, writer: &writer) }
+        if property.isIndexed { values["NSIsIndexed"] = .bool(true) }
         switch property {
         case let attribute as AttributeDescription:
             let code = ModelCacheDecoder.attributeTypeCodes.first { $0.type == attribute.attributeType }?.code ?? 0
@@ -75,6 +76,9 @@ enum ModelCacheEncoder {
             if let name = attribute.valueTransformerName { values["NSValueTransformerName"] = writer.string(name) }
             if let name = attribute.attributeValueClassName {
                 values["NSAttributeValueClassName"] = writer.string(name)
+            }
+            if let value = attribute.defaultValue.flatMap({ defaultValue($0, writer: &writer) }) {
+                values["NSDefaultValue"] = value
             }
             if let derived = attribute as? DerivedAttributeDescription, let format = derived.derivationFormat {
                 values[derivationKey] = writer.string(format)
@@ -105,6 +109,23 @@ enum ModelCacheEncoder {
 }
 
 extension ModelCacheEncoder {
+    /// A default value as Core Data archives it: numbers and flags in place, strings and data as objects, dates as
+    /// `NSDate` (`NS.time`); `nil` for the kinds the decoder does not read back (decimals, UUIDs, URIs,
+    /// transformable values), which are left out.
+    private static func defaultValue(_ value: any Sendable, writer: inout KeyedArchiveWriter) -> PropertyListValue? {
+        switch value {
+        case let flag as Bool: .bool(flag)
+        case let number as Int: .integer(Int64(number))
+        case let number as Double: .real(number)
+        case let number as Float: .real(Double(number))
+        case let string as String: writer.string(string)
+        case let data as Data: .uid(writer.add(className: "NSData", values: ["NS.data": .data(data)]))
+        case let date as Date:
+            .uid(writer.add(className: "NSDate", values: ["NS.time": .real(date.timeIntervalSinceReferenceDate)]))
+        default: nil
+        }
+    }
+
     /// A user info dictionary, as an `NSDictionary` of strings (keys in order, so archives repeat byte for byte).
     private static func userInfo(_ info: [String: String], writer: inout KeyedArchiveWriter) -> PropertyListValue {
         var entries: [(key: String, uid: Int)] = []

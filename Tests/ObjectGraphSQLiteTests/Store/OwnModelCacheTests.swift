@@ -23,9 +23,16 @@ struct OwnModelCacheTests {
             derivationExpression: try ObjectExpression(format: "canonical:(sessionTitle)"))
         let tags = AttributeDescription(name: "tagList", type: .transformable)
         tags.valueTransformerName = "NSSecureUnarchiveFromData"
+        let start = AttributeDescription(
+            name: "startsAt", type: .date, defaultValue: Date(timeIntervalSinceReferenceDate: 789_000_000))
+        start.isIndexed = true
         var sessionProperties: [PropertyDescription] = [
-            title, searchTitle, tags,
-            AttributeDescription(name: "durationMinutes", type: .integer32),
+            title, searchTitle, tags, start,
+            AttributeDescription(name: "durationMinutes", type: .integer32, defaultValue: 30),
+            AttributeDescription(name: "rating", type: .double, defaultValue: 2.5),
+            AttributeDescription(name: "isKeynote", type: .boolean, defaultValue: true),
+            AttributeDescription(name: "language", type: .string, defaultValue: "en"),
+            AttributeDescription(name: "slides", type: .binaryData, defaultValue: Data([1, 2, 3])),
             RelationshipDescription(name: "conference", destination: "Conference", inverse: "sessions"),
             RelationshipDescription(name: "speakers", destination: "Speaker", inverse: "sessions", toMany: true),
         ]
@@ -96,6 +103,15 @@ struct OwnModelCacheTests {
         #expect(session.attributesByName["createdAt"]?.attributeType == .date)
         #expect(session.attributesByName["durationMinutes"]?.attributeType == .integer32)
         #expect(session.attributesByName["tagList"]?.valueTransformerName == "NSSecureUnarchiveFromData")
+        let defaults = session.attributesByName
+        #expect(defaults["durationMinutes"]?.defaultValue as? Int == 30)
+        #expect(defaults["rating"]?.defaultValue as? Double == 2.5)
+        #expect(defaults["isKeynote"]?.defaultValue as? Bool == true)
+        #expect(defaults["language"]?.defaultValue as? String == "en")
+        #expect(defaults["slides"]?.defaultValue as? Data == Data([1, 2, 3]))
+        #expect(defaults["startsAt"]?.defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 789_000_000))
+        #expect(defaults["startsAt"]?.isIndexed == true && defaults["rating"]?.isIndexed == false)
+        #expect(defaults["sessionTitle"]?.defaultValue == nil)
         let derived = try #require(session.attributesByName["searchTitle"] as? DerivedAttributeDescription)
         #expect(derived.derivationFormat == "canonical:(sessionTitle)")
         let sessions = try #require(read.entitiesByName["Conference"]?.relationshipsByName["sessions"])

@@ -51,6 +51,11 @@ struct StoreFileModelTests {
         #expect(
             model.entitiesByName["Event"]?.userInfo["NSPersistentHistoryTombstoneAttributes"]
                 == "uuid,shouldSync,streamName")
+        // Defaults (an NSNumber 0 of a Boolean attribute reads as false) and indexed attributes.
+        let keyPath = try #require(model.entitiesByName["ContextualKeyPath"])
+        #expect(keyPath.attributesByName["isEphemeral"]?.defaultValue as? Bool == false)
+        #expect(model.entitiesByName["Event"]?.attributesByName["startDate"]?.isIndexed == true)
+        #expect(model.entitiesByName["Event"]?.attributesByName["confidence"]?.isIndexed == false)
         // Archived as mutable strings (NS.string objects), not plain ones.
         #expect(model.entitiesByName["Event"]?.versionHashModifier == "index1")
         #expect(model.entitiesByName["AdditionChangeSet"]?.versionHashModifier == "rdar://41988633")
