@@ -14,6 +14,13 @@ struct ObjectGraphToolTests {
         try await ProcessRunner.run(try DaemonProcessTests.binary("objectgraph"), arguments: arguments)
     }
 
+    /// A new folder of the test's own (the caller removes it).
+    static func makeFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))
     func modelQueryAndConvertWorkOnARealStore() async throws {
         let store = Self.coredata.appendingPathComponent("DataUsage.sqlite").path
@@ -29,8 +36,7 @@ struct ObjectGraphToolTests {
         #expect(csv.status == 0)
         #expect(csv.stdout.hasPrefix("syndromeID,timeStamp\n"))
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("copy.xml").path
         let convert = try await Self.run(["convert", store, "--to", "xml", output])
@@ -43,8 +49,7 @@ struct ObjectGraphToolTests {
     @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))
     func aConvertedSQLiteCopyKeepsTheModelsNames() async throws {
         let store = Self.coredata.appendingPathComponent("knowledgec-10.14.db").path
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("og-tool-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("copy.sqlite").path
         let convert = try await Self.run(["convert", store, "--to", "sqlite", copy])
