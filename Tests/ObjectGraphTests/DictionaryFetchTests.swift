@@ -220,4 +220,20 @@ struct DictionaryFetchTests {
             try context.fetchDictionaries(distinct).map { $0["title"] as? String }
                 == Set(all.map(\.title)).sorted())
     }
+
+    /// `expressionResultType`, Core Data's name, is the description's result type: a sum set to `.double` comes
+    /// back as a `Double`.
+    @Test func expressionResultTypeConvertsLikeResultType() throws {
+        let fixture = try Self.saved(6, in: .inMemory)
+        var total = Aggregates.total
+        #expect(total.expressionResultType == .integer64)
+        total.expressionResultType = .double
+        #expect(total.resultType == .double)
+        let request = FetchRequest(entityName: "Session")
+        request.resultType = .dictionary
+        request.propertiesToFetch = [total]
+        let rows = try fixture.context().fetchDictionaries(request)
+        let expected = SessionRow.make(6).reduce(0) { $0 + $1.duration }
+        #expect(rows.count == 1 && rows[0]["total"] as? Double == Double(expected))
+    }
 }

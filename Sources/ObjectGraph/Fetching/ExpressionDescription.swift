@@ -31,6 +31,12 @@ public struct ExpressionDescription: Sendable, Hashable {
         self.expression = expression
         self.resultType = resultType
     }
+
+    /// ``resultType`` under Core Data's name (`NSExpressionDescription.expressionResultType`).
+    public var expressionResultType: AttributeType {
+        get { resultType }
+        set { resultType = newValue }
+    }
 }
 
 /// What ``FetchRequest/propertiesToFetch`` and ``FetchRequest/propertiesToGroupBy`` accept, mixed in one array as

@@ -56,6 +56,12 @@ public final class EntityMapping: @unchecked Sendable {  // configured before a 
         self.userInfo = userInfo
     }
 
+    /// Creates an empty mapping (no name, type ``EntityMappingType/undefined``, no entities), to be set up property
+    /// by property as Core Data's `NSEntityMapping()` is.
+    public convenience init() {
+        self.init(name: "", mappingType: .undefined, sourceEntityName: nil, destinationEntityName: nil)
+    }
+
     /// The name Core Data gives a mapping between two entities: `SourceToDestination`.
     public static func defaultName(source: String?, destination: String?) -> String {
         (source ?? "") + "To" + (destination ?? "")

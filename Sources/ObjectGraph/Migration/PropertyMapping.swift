@@ -20,6 +20,11 @@ public final class PropertyMapping: @unchecked Sendable {  // configured before 
         self.userInfo = userInfo
     }
 
+    /// Creates an empty mapping (no name, no expression), to be set up as Core Data's `NSPropertyMapping()` is.
+    public convenience init() {
+        self.init(name: "")
+    }
+
     /// Creates a property mapping whose expression is given in `NSExpression` format.
     /// - Throws: ``ObjectPredicateError`` when the format does not parse.
     public convenience init(name: String, valueExpressionFormat format: String) throws {

@@ -43,6 +43,45 @@ struct MigrationManagerTests {
         #expect(animals.map { ($0.value(forKey: "owner") as? ManagedObject) === people[0] } == [true, true])
     }
 
+    /// The explicit mapping set up property by property, as Core Data code builds `NSEntityMapping()` and
+    /// `NSPropertyMapping()`, migrates the same.
+    @Test func aMappingBuiltPropertyByPropertyMigratesTheSame() throws {
+        let folder = TemporaryFolder()
+        let sourceURL = folder.file("v1.sqlite")
+        let destinationURL = folder.file("v2.sqlite")
+        try PeopleModels.writeSource(type: .sqlite, at: sourceURL)
+        let explicit = try PeopleModels.explicitMapping()
+        let rebuilt = MappingModel()
+        for original in explicit.entityMappings {
+            let mapping = EntityMapping()
+            #expect(mapping.name.isEmpty && mapping.mappingType == .undefined && mapping.sourceEntityName == nil)
+            mapping.name = original.name
+            mapping.mappingType = original.mappingType
+            mapping.sourceEntityName = original.sourceEntityName
+            mapping.destinationEntityName = original.destinationEntityName
+            mapping.entityMigrationPolicyClassName = original.entityMigrationPolicyClassName
+            func copies(_ properties: [PropertyMapping]) -> [PropertyMapping] {
+                properties.map { property in
+                    let copy = PropertyMapping()
+                    copy.name = property.name
+                    copy.valueExpression = property.valueExpression
+                    return copy
+                }
+            }
+            mapping.attributeMappings = copies(original.attributeMappings)
+            mapping.relationshipMappings = copies(original.relationshipMappings)
+            rebuilt.entityMappings.append(mapping)
+        }
+        let manager = MigrationManager(sourceModel: PeopleModels.v1(), destinationModel: PeopleModels.v2())
+        try manager.migrateStore(
+            from: sourceURL, type: .sqlite, mapping: rebuilt, to: destinationURL, type: .sqlite)
+        let context = try PeopleModels.open(type: .sqlite, at: destinationURL, model: PeopleModels.v2())
+        let people = try context.all("Person", sortedBy: "firstName")
+        #expect(people.map { $0.value(forKey: "lastName") as? String } == ["Lovelace", "Mathison Turing", "Hopper"])
+        #expect(people[0].objects(forKey: "friends") == [people[1]])
+        #expect(try context.count(for: FetchRequest(entityName: "Animal")) == 2)
+    }
+
     @Test(arguments: pairs)
     func anInferredMappingRenamesAndWidens(source: StoreKind, destination: StoreKind) throws {
         let folder = TemporaryFolder()
