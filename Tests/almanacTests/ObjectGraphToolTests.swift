@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// The `objectgraph` tool on real Core Data stores: its output and exit codes.
@@ -63,6 +64,75 @@ struct ObjectGraphToolTests {
         #expect(fromCopy.status == 0, "\(fromCopy.stderr)")
         #expect(fromCopy.stdout.hasPrefix("confidence,creationDate,endDate,"))
         #expect(fromCopy.stdout == fromOriginal.stdout)
+    }
+
+    /// `runuser -u nobody --`, when this process may run a command as another user (root, runuser, a user nobody).
+    static let asNobody: [String]? = {
+        guard geteuid() == 0, getpwnam("nobody") != nil,
+            let runuser = ["/usr/sbin/runuser", "/sbin/runuser"].first(where: FileManager.default.isExecutableFile)
+        else { return nil }
+        return [runuser, "-u", "nobody", "--"]
+    }()
+
+    /// A WAL-mode Core Data store in a folder its reader cannot write (a backup, another user's files): SQLite
+    /// cannot make the -shm file it reads a log with. Without a log the file holds everything and is read as it is,
+    /// leaving no file behind; with a log that holds changes, the tool says why it cannot read them, rather than
+    /// showing the file without them.
+    @Test(.enabled(if: isAvailable && asNobody != nil, "needs ../shared/coredata, root, runuser and a user nobody"))
+    func aStoreInAFolderTheReaderCannotWriteIsReadOrRefusedClearly() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The tool and the files, where nobody can read and run them.
+        let tool = folder.appendingPathComponent("objectgraph").path
+        try FileManager.default.copyItem(atPath: try DaemonProcessTests.binary("objectgraph"), toPath: tool)
+        let readOnly = folder.appendingPathComponent("backup")
+        let logged = folder.appendingPathComponent("logged")
+        let scratch = folder.appendingPathComponent("scratch")
+        for sub in [readOnly, logged, scratch] {
+            try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        }
+        let original = Self.coredata.appendingPathComponent("DataUsage.sqlite")
+        try FileManager.default.copyItem(at: original, to: readOnly.appendingPathComponent("DataUsage.sqlite"))
+        // A log with a change in it: the writer keeps it (no checkpoint) while both files are copied.
+        let writable = scratch.appendingPathComponent("DataUsage.sqlite")
+        try FileManager.default.copyItem(at: original, to: writable)
+        do {
+            let file = try SQLiteFile(writable)
+            try file.execute("PRAGMA wal_autocheckpoint = 0; UPDATE ZPROCESS SET ZBUNDLENAME = 'changed'")
+            for name in ["DataUsage.sqlite", "DataUsage.sqlite-wal"] {
+                try FileManager.default.copyItem(
+                    at: scratch.appendingPathComponent(name), to: logged.appendingPathComponent(name))
+            }
+        }
+        for sub in [readOnly, logged] {
+            for name in try FileManager.default.contentsOfDirectory(atPath: sub.path) {
+                chmod(sub.appendingPathComponent(name).path, 0o444)
+            }
+            chmod(sub.path, 0o555)
+        }
+        chmod(folder.path, 0o755)
+        chmod(tool, 0o755)
+        defer { for sub in [readOnly, logged] { chmod(sub.path, 0o755) } }
+
+        let read = try await ProcessRunner.run(
+            Self.asNobody![0],
+            arguments: Array(Self.asNobody!.dropFirst())
+                + [
+                    tool, "query", readOnly.appendingPathComponent("DataUsage.sqlite").path, "Process", "--format",
+                    "csv",
+                ])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.hasPrefix("bundleName,firstTimeStamp,procName,timeStamp\n"))
+        #expect(read.stdout.contains("com.apple.Translate"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: readOnly.path) == ["DataUsage.sqlite"])
+
+        let refused = try await ProcessRunner.run(
+            Self.asNobody![0],
+            arguments: Array(Self.asNobody!.dropFirst())
+                + [tool, "query", logged.appendingPathComponent("DataUsage.sqlite").path, "Process"])
+        #expect(refused.status != 0)
+        #expect(refused.stdout.isEmpty)
+        #expect(refused.stderr.contains("write-ahead log (-wal) holds changes"), "\(refused.stderr)")
     }
 
     @Test(.enabled(if: isAvailable, "needs ../shared/coredata (absent here)"))

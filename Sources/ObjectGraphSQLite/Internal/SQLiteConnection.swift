@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 import ObjectGraph
 
 #if canImport(FoundationEssentials)
@@ -69,7 +70,10 @@ final class SQLiteConnection {
 
     /// Opens (or creates) the database at `path` and checks that it is an SQLite database.
     ///
-    /// URI file names are off: a path starting with `file:` is opened as a relative path.
+    /// URI file names are off: a path starting with `file:` is opened as a relative path. A read-only connection
+    /// to a WAL-mode file in a folder it may not write (so that SQLite cannot create the file's -shm) reads the file
+    /// as immutable when its -wal is missing or empty, and fails with a message saying so when the -wal holds
+    /// changes.
     /// - Throws: ``SQLiteError``: `SQLITE_CANTOPEN` if the file cannot be opened, `SQLITE_NOTADB` if it is not an
     ///   SQLite database (or its header is damaged), `SQLITE_CORRUPT` if its schema cannot be read.
     init(path: String, configuration: Configuration = Configuration()) throws(SQLiteError) {
@@ -84,6 +88,40 @@ final class SQLiteConnection {
         // Without SQLITE_OPEN_URI, "file:" names are only URIs if SQLite was built with SQLITE_USE_URI;
         // a "./" prefix rules that out.
         let fileName = path.hasPrefix("file:") ? "./" + path : path
+        handle = try Self.open(fileName, flags: flags, path: path)
+        do {
+            try configure()
+        } catch  where configuration.mode == .readOnly && Self.cannotMakeSharedMemory(error, path: path) {
+            // A WAL-mode file in a folder this process cannot write (a backup, another user's files) cannot get
+            // the -shm file a reader needs. With no write-ahead log to read, the file alone holds every committed
+            // change: read it as immutable, which needs no -shm. A log with content needs the -shm.
+            close()
+            guard Self.writeAheadLogIsEmpty(path) else {
+                throw SQLiteError(
+                    resultCode: error.resultCode, extendedResultCode: error.extendedResultCode,
+                    message: "Cannot read \(path): its write-ahead log (-wal) holds changes, which SQLite reads "
+                        + "only with a -shm file beside it, and its folder does not let this process create one "
+                        + "(copy the file with its -wal to a folder you can write)")
+            }
+            let uri =
+                "file:"
+                + (Self.absolute(path).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+                    ?? path) + "?immutable=1"
+            handle = try Self.open(uri, flags: flags | SQLITE_OPEN_URI, path: path)
+            do {
+                try configure()
+            } catch {
+                close()
+                throw error
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Opens a handle with extended result codes on.
+    private static func open(_ fileName: String, flags: Int32, path: String) throws(SQLiteError) -> OpaquePointer {
         var db: OpaquePointer?
         let code = sqlite3_open_v2(fileName, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
@@ -95,14 +133,35 @@ final class SQLiteConnection {
                 message: "Cannot open \(path): \(error.message)"
             )
         }
-        handle = db
         sqlite3_extended_result_codes(db, 1)
-        do {
-            try configure()
-        } catch {
-            close()
-            throw error
-        }
+        return db
+    }
+
+    /// Whether a read-only connection's first read failed for want of a -shm file it may not create: a WAL-mode
+    /// file (header bytes 18 and 19 are 2) and `SQLITE_READONLY_CANTINIT`, `SQLITE_READONLY_DIRECTORY` or
+    /// `SQLITE_CANTOPEN`. Other failures (a hot rollback journal it may not roll back among them) stay errors.
+    private static func cannotMakeSharedMemory(_ error: SQLiteError, path: String) -> Bool {
+        let code = error.extendedResultCode
+        let cantInit = SQLITE_READONLY | (5 << 8)
+        let readOnlyDirectory = SQLITE_READONLY | (6 << 8)
+        guard code == cantInit || code == readOnlyDirectory || code & 0xFF == SQLITE_CANTOPEN else { return false }
+        let descriptor = Glibc.open(path, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { Glibc.close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 20)
+        guard pread(descriptor, &header, 20, 0) == 20 else { return false }
+        return header[18] == 2 && header[19] == 2
+    }
+
+    /// Whether the file's write-ahead log is missing or empty (a checkpointed or never-written log).
+    private static func writeAheadLogIsEmpty(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0 else { return true }
+        return info.st_size == 0
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     deinit {
