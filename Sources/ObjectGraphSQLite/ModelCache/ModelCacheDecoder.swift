@@ -46,6 +46,16 @@ enum ModelCacheDecoder {
             }
             entity.properties = properties.sorted { $0.name < $1.name }
         }
+        // Fetch indexes once every entity has its properties: an index may name inherited ones.
+        for (entity, object) in decoded {
+            var known = Set<String>()
+            var current: EntityDescription? = entity
+            while let each = current {
+                known.formUnion(each.properties.map(\.name))
+                current = decoded.first { candidate in candidate.0.subentities.contains { $0 === each } }?.0
+            }
+            entity.indexes = fetchIndexes(object, archive: archive).filter { known.isSuperset(of: $0.propertyNames) }
+        }
         return decoded.map(\.0).sorted { $0.name < $1.name }
     }
 
@@ -104,6 +114,26 @@ enum ModelCacheDecoder {
             described.renamingIdentifier = renamed
         }
         return described
+    }
+
+    /// An entity's fetch indexes (`NSFetchIndexDescriptions`): each one's name and elements in order, descending
+    /// where an element is not ascending. R-tree indexes (element type 1), which SQL indexes cannot be, are left
+    /// out, as are partial indexes' predicates (the index then covers every row).
+    private static func fetchIndexes(_ object: KeyedArchive.Object, archive: KeyedArchive) -> [FetchIndexDescription] {
+        archive.elementUIDs(of: archive.object(object, "NSFetchIndexDescriptions")).compactMap { uid in
+            guard let index = archive.object(uid), let name = archive.string(index, "NSIndexName") else { return nil }
+            var names: [String] = []
+            var descending = Set<String>()
+            for elementUID in archive.elementUIDs(of: archive.object(index, "NSIndexElements")) {
+                guard let element = archive.object(elementUID),
+                    let property = archive.string(element, "NSPropertyName"),
+                    (archive.resolve(element.values["NSFetchIndexElementType"])?.integer ?? 0) == 0
+                else { return nil }
+                names.append(property)
+                if archive.resolve(element.values["NSAscending"])?.bool == false { descending.insert(property) }
+            }
+            return names.isEmpty ? nil : FetchIndexDescription(name: name, propertyNames: names, descending: descending)
+        }
     }
 
     /// The string entries of an object's user info (`NSUserInfo`); values of other kinds are left out.

@@ -48,6 +48,9 @@ enum ModelCacheEncoder {
             if !entity.userInfo.isEmpty { values["NSUserInfo"] = userInfo(entity.userInfo, writer: &writer) }
             if let renamed = entity.renamingIdentifier { values["NSRenamingIdentifier"] = writer.string(renamed) }
             if let modifier = entity.versionHashModifier { values["NSVersionHashModifier"] = writer.string(modifier) }
+            if !entity.indexes.isEmpty {
+                values["NSFetchIndexDescriptions"] = fetchIndexes(entity.indexes, writer: &writer)
+            }
             writer.set(entityUIDs[entity.name]!, className: "NSEntityDescription", values: values)
         }
         let entries = entities.map { (key: $0.name, uid: entityUIDs[$0.name]!) }
@@ -124,6 +127,33 @@ extension ModelCacheEncoder {
             .uid(writer.add(className: "NSDate", values: ["NS.time": .real(date.timeIntervalSinceReferenceDate)]))
         default: nil
         }
+    }
+
+    /// Fetch indexes as Core Data archives them: `NSFetchIndexDescription`s of `NSFetchIndexElementDescription`s.
+    private static func fetchIndexes(_ indexes: [FetchIndexDescription], writer: inout KeyedArchiveWriter)
+        -> PropertyListValue
+    {
+        var uids: [Int] = []
+        for index in indexes {
+            var elements: [Int] = []
+            for name in index.propertyNames {
+                elements.append(
+                    writer.add(
+                        className: "NSFetchIndexElementDescription",
+                        values: [
+                            "NSPropertyName": writer.string(name), "NSFetchIndexElementType": .integer(0),
+                            "NSAscending": .bool(!index.descending.contains(name)),
+                        ]))
+            }
+            let list = writer.array(elements)
+            uids.append(
+                writer.add(
+                    className: "NSFetchIndexDescription",
+                    values: [
+                        "NSIndexName": writer.string(index.name), "NSIndexElements": list,
+                    ]))
+        }
+        return writer.array(uids)
     }
 
     /// A user info dictionary, as an `NSDictionary` of strings (keys in order, so archives repeat byte for byte).

@@ -39,6 +39,10 @@ struct OwnModelCacheTests {
         if extraAttribute { sessionProperties.append(AttributeDescription(name: "roomName", type: .string)) }
         let session = EntityDescription(name: "Session", properties: sessionProperties)
         session.managedObjectClassName = "SessionMO"
+        session.indexes = [
+            FetchIndexDescription(
+                name: "byTitleAndStart", propertyNames: ["sessionTitle", "startsAt"], descending: ["startsAt"])
+        ]
         item.subentities = [session]
         let sessions = RelationshipDescription(
             name: "sessions", destination: "Session", inverse: "conference",
@@ -112,6 +116,8 @@ struct OwnModelCacheTests {
         #expect(defaults["startsAt"]?.defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 789_000_000))
         #expect(defaults["startsAt"]?.isIndexed == true && defaults["rating"]?.isIndexed == false)
         #expect(defaults["sessionTitle"]?.defaultValue == nil)
+        #expect(session.indexes == written.entitiesByName["Session"]?.indexes)
+        #expect(session.indexes.first?.descending == ["startsAt"])
         let derived = try #require(session.attributesByName["searchTitle"] as? DerivedAttributeDescription)
         #expect(derived.derivationFormat == "canonical:(sessionTitle)")
         let sessions = try #require(read.entitiesByName["Conference"]?.relationshipsByName["sessions"])

@@ -56,6 +56,12 @@ struct StoreFileModelTests {
         #expect(keyPath.attributesByName["isEphemeral"]?.defaultValue as? Bool == false)
         #expect(model.entitiesByName["Event"]?.attributesByName["startDate"]?.isIndexed == true)
         #expect(model.entitiesByName["Event"]?.attributesByName["confidence"]?.isIndexed == false)
+        // Fetch indexes (NSFetchIndexDescription), compound ones in order; 9 in the cache.
+        #expect(model.entities.reduce(0) { $0 + $1.indexes.count } == 9)
+        #expect(
+            model.entitiesByName["Event"]?.indexes.contains(
+                FetchIndexDescription(name: "compoundIndex", propertyNames: ["streamName", "startDate", "endDate"]))
+                == true)
         // Archived as mutable strings (NS.string objects), not plain ones.
         #expect(model.entitiesByName["Event"]?.versionHashModifier == "index1")
         #expect(model.entitiesByName["AdditionChangeSet"]?.versionHashModifier == "rdar://41988633")
