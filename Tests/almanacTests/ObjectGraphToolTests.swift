@@ -74,6 +74,12 @@ struct ObjectGraphToolTests {
         return [runuser, "-u", "nobody", "--"]
     }()
 
+    /// Runs a command as the user nobody (see ``asNobody``).
+    static func runAsNobody(_ command: [String]) async throws -> ProcessRunner.Result {
+        let prefix = try #require(asNobody)
+        return try await ProcessRunner.run(prefix[0], arguments: Array(prefix.dropFirst()) + command)
+    }
+
     /// A WAL-mode Core Data store in a folder its reader cannot write (a backup, another user's files): SQLite
     /// cannot make the -shm file it reads a log with. Without a log the file holds everything and is read as it is,
     /// leaving no file behind; with a log that holds changes, the tool says why it cannot read them, rather than
@@ -114,22 +120,15 @@ struct ObjectGraphToolTests {
         chmod(tool, 0o755)
         defer { for sub in [readOnly, logged] { chmod(sub.path, 0o755) } }
 
-        let read = try await ProcessRunner.run(
-            Self.asNobody![0],
-            arguments: Array(Self.asNobody!.dropFirst())
-                + [
-                    tool, "query", readOnly.appendingPathComponent("DataUsage.sqlite").path, "Process", "--format",
-                    "csv",
-                ])
+        let read = try await Self.runAsNobody(
+            [tool, "query", readOnly.appendingPathComponent("DataUsage.sqlite").path, "Process", "--format", "csv"])
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stdout.hasPrefix("bundleName,firstTimeStamp,procName,timeStamp\n"))
         #expect(read.stdout.contains("com.apple.Translate"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: readOnly.path) == ["DataUsage.sqlite"])
 
-        let refused = try await ProcessRunner.run(
-            Self.asNobody![0],
-            arguments: Array(Self.asNobody!.dropFirst())
-                + [tool, "query", logged.appendingPathComponent("DataUsage.sqlite").path, "Process"])
+        let refused = try await Self.runAsNobody(
+            [tool, "query", logged.appendingPathComponent("DataUsage.sqlite").path, "Process"])
         #expect(refused.status != 0)
         #expect(refused.stdout.isEmpty)
         #expect(refused.stderr.contains("write-ahead log (-wal) holds changes"), "\(refused.stderr)")

@@ -52,7 +52,7 @@ enum ModelCacheDecoder {
             var current: EntityDescription? = entity
             while let each = current {
                 known.formUnion(each.properties.map(\.name))
-                current = decoded.first { candidate in candidate.0.subentities.contains { $0 === each } }?.0
+                current = each.superentity
             }
             entity.indexes = fetchIndexes(object, archive: archive).filter { known.isSuperset(of: $0.propertyNames) }
         }
