@@ -181,6 +181,7 @@ public struct ClassGenerator {
         case .uuid: "UUID"
         case .uri: "URL"
         case .objectID: "ManagedObjectID"
+        case .composite: "[String: any Sendable]"  // Xcode: [String: Any]
         case .transformable, .undefined: nil
         }
     }

@@ -90,7 +90,7 @@ extension PersistentStoreCoordinator {
     /// A value in its attribute's type, or a wrong-type error.
     private static func converted(_ value: Any, for attribute: AttributeDescription,
                                   of entity: EntityDescription) throws -> any Sendable {
-        guard let converted = attribute.attributeType.coerce(value) else {
+        guard let converted = attribute.coerce(value) else {
             throw entity.wrongTypeError(key: attribute.name, type: attribute.attributeType, objectID: nil)
         }
         return converted

@@ -51,7 +51,7 @@ extension MigrationManager {
                 destination.setValue(nil, forKey: key)
                 return
             }
-            if let converted = attribute.attributeType.coerce(value) {
+            if let converted = attribute.coerce(value) {
                 destination.setValue(converted, forKey: key)
             } else if attribute.attributeType == .string {
                 destination.setValue(String(describing: value), forKey: key)

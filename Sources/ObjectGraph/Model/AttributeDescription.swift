@@ -43,4 +43,8 @@ public class AttributeDescription: PropertyDescription, @unchecked Sendable {  /
     override var versionHashComponents: [String] {
         super.versionHashComponents + ["attribute", attributeType.rawValue]
     }
+
+    /// Converts a value to the attribute's canonical representation (``AttributeType/coerce(_:)``; a composite also
+    /// converts its elements), or `nil` when it cannot be converted.
+    func coerce(_ value: Any) -> (any Sendable)? { attributeType.coerce(value) }
 }

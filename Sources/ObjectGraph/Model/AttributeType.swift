@@ -24,6 +24,9 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     case undefined = "Undefined"
     /// An object ID reference.
     case objectID = "ObjectID"
+    /// A dictionary of named element values (``CompositeAttributeDescription``; Core Data's `compositeAttributeType`,
+    /// 2100).
+    case composite = "Composite"
 
     /// Whether values are numbers (integers, decimal, double, float).
     public var isNumeric: Bool {
@@ -90,6 +93,11 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
             return value as? ManagedObjectID
         case .transformable, .undefined:
             return assumeSendable(value)
+        case .composite:
+            // The type alone: the description converts the elements (CompositeAttributeDescription.coerce).
+            if let dictionary = value as? [String: any Sendable] { return dictionary }
+            if let dictionary = value as? [String: Any] { return dictionary.mapValues { assumeSendable($0) } }
+            return nil
         }
     }
 
@@ -140,7 +148,8 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
         case .uuid: ObjectIdentifier(UUID.self)
         case .uri: ObjectIdentifier(URL.self)
         case .objectID: ObjectIdentifier(ManagedObjectID.self)
-        case .integer16, .integer32, .transformable, .undefined: nil
+        // A composite is converted element by element, whatever its dictionary's type.
+        case .integer16, .integer32, .transformable, .undefined, .composite: nil
         }
     }
 

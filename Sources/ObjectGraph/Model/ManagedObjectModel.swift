@@ -308,6 +308,8 @@ extension PropertyDescription {
             new.attributeType = derived.attributeType
             new.derivationExpression = derived.derivationExpression
             copy = new
+        case let composite as CompositeAttributeDescription:
+            copy = composite.copyWithElements()
         case let attribute as AttributeDescription:
             let new = AttributeDescription(name: name, type: attribute.attributeType, isOptional: isOptional,
                                            defaultValue: attribute.defaultValue)

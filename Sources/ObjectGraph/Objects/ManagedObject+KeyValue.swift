@@ -49,6 +49,34 @@ extension ManagedObject {
         try? ObjectExpression.value(atKeyPath: keyPath, of: self)
     }
 
+    /// Sets the value at a key path: a key of this object, an element of a composite attribute
+    /// (`magnitude.richter`, the other elements kept), or a key path of the destination of a to-one relationship
+    /// (nothing happens when the relationship is nil), as Key-Value Coding's `setValue(_:forKeyPath:)`.
+    ///
+    /// A key path naming nothing, or through a to-many relationship, is a programmer error.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        guard let dot = keyPath.firstIndex(of: ".") else {
+            setValue(value, forKey: keyPath)
+            return
+        }
+        let first = String(keyPath[..<dot])
+        let rest = String(keyPath[keyPath.index(after: dot)...])
+        switch entity.propertiesByName[first] {
+        case let composite as CompositeAttributeDescription:
+            let path = rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let current = self.value(forKey: first).map { assumeSendable($0) }
+            let updated = CompositeAttributeDescription.setting(
+                value.map { assumeSendable($0) }, at: path[...], in: current)
+            setValue(updated, forKey: first)
+        case let relationship as RelationshipDescription where !relationship.isToMany:
+            (self.value(forKey: first) as? ManagedObject)?.setValue(value, forKeyPath: rest)
+        default:
+            preconditionFailure(
+                "'\(keyPath)' is not a key path through a to-one relationship or a composite attribute of "
+                    + "'\(entity.name)'")
+        }
+    }
+
     /// The value of a property without firing change tracking or loading related objects' inverses.
     public func primitiveValue(forKey key: String) -> Any? {
         let value = slotValue(slot(for: key))
@@ -260,7 +288,7 @@ extension ManagedObject {
                 }
                 return
             }
-            guard let converted = attribute.attributeType.coerce(value) else {
+            guard let converted = attribute.coerce(value) else {
                 preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)' of type "
                     + attribute.attributeType.rawValue)
             }
@@ -297,7 +325,7 @@ extension ManagedObject {
             captureSnapshot()
             slots[index] = ToManyStorage(objects)
         } else if let attribute = property as? AttributeDescription, let value {
-            guard let converted = attribute.attributeType.coerce(value) else {
+            guard let converted = attribute.coerce(value) else {
                 preconditionFailure("a \(type(of: value)) cannot be stored in attribute '\(key)'")
             }
             captureSnapshot()

@@ -25,35 +25,52 @@ struct PropertyValidator {
         }
     }
 
-    private func error(_ code: ValidationError.Code, _ property: PropertyDescription, _ text: String) -> ValidationError {
-        entity.validationError(code, key: property.name, text: text, objectID: objectID)
+    private func error(
+        _ code: ValidationError.Code, _ property: PropertyDescription, _ text: String, keyPath: String? = nil
+    ) -> ValidationError {
+        entity.validationError(code, key: keyPath ?? property.name, text: text, objectID: objectID)
     }
 
-    private func validate(_ value: Any?, attribute: AttributeDescription) -> [ValidationError] {
+    /// Validates an attribute's value; `keyPath` names an element of a composite (`magnitude.richter`) in errors.
+    private func validate(_ value: Any?, attribute: AttributeDescription, keyPath: String? = nil) -> [ValidationError] {
         guard let value else {
-            return attribute.isOptional ? [] : [error(.missingMandatoryProperty, attribute, "%@ is required")]
+            return attribute.isOptional
+                ? [] : [error(.missingMandatoryProperty, attribute, "%@ is required", keyPath: keyPath)]
         }
         let type = attribute.attributeType
+        if type == .composite, let composite = attribute as? CompositeAttributeDescription {
+            guard let canonical = composite.coerce(value) as? [String: any Sendable] else {
+                return [entity.wrongTypeError(key: keyPath ?? attribute.name, type: .composite, objectID: objectID)]
+            }
+            // Each element by its own rules, named by its path.
+            let path = keyPath ?? attribute.name
+            return composite.elements.flatMap { element in
+                validate(canonical[element.name], attribute: element, keyPath: path + "." + element.name)
+            }
+        }
         // Most attributes have no rules beyond their type, and their values are stored in the canonical type
         // already: checking the value's type is then the whole validation (no conversions, no failed casts).
         if !attribute.hasRulesBeyondType, type.isCanonical(value) { return [] }
-        guard let canonical = type.coerce(value) else {
-            return [entity.wrongTypeError(key: attribute.name, type: type, objectID: objectID)]
+        guard let canonical = attribute.coerce(value) else {
+            return [entity.wrongTypeError(key: keyPath ?? attribute.name, type: type, objectID: objectID)]
         }
         var errors: [ValidationError] = []
+        func fail(_ code: ValidationError.Code, _ text: String) {
+            errors.append(error(code, attribute, text, keyPath: keyPath))
+        }
         if type.isNumeric, let number = AttributeType.double(from: canonical) {
             if let minimum = attribute.minimumValue.flatMap(AttributeType.double(from:)), number < minimum {
-                errors.append(error(.numberTooSmall, attribute, "%@ must not be less than \(Self.format(minimum))"))
+                fail(.numberTooSmall, "%@ must not be less than \(Self.format(minimum))")
             }
             if let maximum = attribute.maximumValue.flatMap(AttributeType.double(from:)), number > maximum {
-                errors.append(error(.numberTooLarge, attribute, "%@ must not be greater than \(Self.format(maximum))"))
+                fail(.numberTooLarge, "%@ must not be greater than \(Self.format(maximum))")
             }
         } else if type == .date, let date = canonical as? Date {
             if let minimum = attribute.minimumValue as? Date, date < minimum {
-                errors.append(error(.dateTooSoon, attribute, "%@ must not be before \(minimum.ISO8601Format())"))
+                fail(.dateTooSoon, "%@ must not be before \(minimum.ISO8601Format())")
             }
             if let maximum = attribute.maximumValue as? Date, date > maximum {
-                errors.append(error(.dateTooLate, attribute, "%@ must not be after \(maximum.ISO8601Format())"))
+                fail(.dateTooLate, "%@ must not be after \(maximum.ISO8601Format())")
             }
         } else if type == .string, let string = canonical as? String {
             // Counting characters walks the whole string: only when a length rule asks for it.
@@ -61,18 +78,18 @@ struct PropertyValidator {
             let maximumLength = attribute.maximumValue.flatMap(AttributeType.integer(from:))
             let length = minimumLength == nil && maximumLength == nil ? 0 : string.count
             if let minimum = minimumLength, length < minimum {
-                errors.append(error(.stringTooShort, attribute, "%@ must be at least \(minimum) characters long"))
+                fail(.stringTooShort, "%@ must be at least \(minimum) characters long")
             }
             if let maximum = maximumLength, length > maximum {
-                errors.append(error(.stringTooLong, attribute, "%@ must be at most \(maximum) characters long"))
+                fail(.stringTooLong, "%@ must be at most \(maximum) characters long")
             }
             if let pattern = attribute.regularExpression, !Self.matches(pattern, string) {
-                errors.append(error(.stringPatternMismatch, attribute, "%@ does not have the required format"))
+                fail(.stringPatternMismatch, "%@ does not have the required format")
             }
         }
         for (predicate, warning) in zip(attribute.validationPredicates, attribute.validationWarnings) {
             let passed = (try? predicate.evaluate(with: canonical)) ?? false
-            if !passed { errors.append(error(.predicateFailed, attribute, warning)) }
+            if !passed { fail(.predicateFailed, warning) }
         }
         return errors
     }

@@ -33,6 +33,8 @@ package enum ColumnKind: Sendable, Equatable {
         case .uri: self = .url
         case .objectID: self = .objectID
         case .transformable, .undefined: self = .transformable
+        // Never a column of its own: SQLSchema gives each element a column (this kind is unused).
+        case .composite: self = .transformable
         }
     }
 

@@ -25,6 +25,10 @@ package struct KeyPathResolver {
             guard case .key(let key) = component else { return nil }
             let isLast = index == components.count - 1
             walked += (walked.isEmpty ? "" : ".") + key
+            if !isLast, let element = compositeElement(components[index...], of: mapping) {
+                guard mapping.table.has(element.name) else { return nil }
+                return .column("\(alias).\(quoted(element.name))", element.kind)
+            }
             if let attribute = mapping.attribute(named: key) {
                 guard isLast, mapping.table.has(attribute.name) else { return nil }
                 return .column("\(alias).\(quoted(attribute.name))", attribute.kind)
@@ -52,6 +56,21 @@ package struct KeyPathResolver {
             return nil
         }
         return nil
+    }
+
+    /// The column of an element of a composite attribute that the rest of a key path names (`magnitude.richter`).
+    private func compositeElement(_ rest: ArraySlice<KeyPathComponent>, of mapping: SQLEntityMapping)
+        -> AttributeColumn?
+    {
+        var keys: [String] = []
+        for component in rest {
+            guard case .key(let key) = component else { return nil }
+            keys.append(key)
+        }
+        guard let column = mapping.attribute(named: keys.joined(separator: ".")), column.composite != nil else {
+            return nil
+        }
+        return column
     }
 
     /// `@count` / `@sum` / `@avg` / `@min` / `@max` over a to-many relationship, as a scalar subquery.

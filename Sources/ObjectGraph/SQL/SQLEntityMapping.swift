@@ -19,19 +19,38 @@ package final class SQLEntityMapping {
         self.table = table
     }
 
-    /// The attribute column of a property name, if the property is a stored attribute.
-    package func attribute(named name: String) -> AttributeColumn? { attributes.first { $0.attribute.name == name } }
+    /// The attribute column of a property name, if the property is a stored attribute, or of an element of a
+    /// composite attribute by its key path (`magnitude.richter`).
+    package func attribute(named name: String) -> AttributeColumn? { attributes.first { $0.keyPath == name } }
     /// The to-one column of a property name.
     package func toOne(named name: String) -> ToOneColumn? { toOnes.first { $0.relationship.name == name } }
     /// The to-many mapping of a property name.
     package func toMany(named name: String) -> ToManyMapping? { toManys.first { $0.relationship.name == name } }
 }
 
-/// An attribute's column.
+/// An attribute's column, or the column of one element of a composite attribute (each has its own).
 package struct AttributeColumn {
     package let name: String
+    /// The attribute, or the composite's element the column holds.
     package let attribute: AttributeDescription
+    /// The composite attribute whose element the column holds.
+    package let composite: CompositeAttributeDescription?
+    /// The element's path below the composite (`["coordinate", "latitude"]`); empty for a plain attribute.
+    package let elementPath: [String]
+    /// The attribute's name, or the element's key path from the entity (`magnitude.richter`).
+    package let keyPath: String
     package var kind: ColumnKind { ColumnKind(attribute.attributeType) }
+
+    package init(
+        name: String, attribute: AttributeDescription, composite: CompositeAttributeDescription? = nil,
+        elementPath: [String] = []
+    ) {
+        self.name = name
+        self.attribute = attribute
+        self.composite = composite
+        self.elementPath = elementPath
+        keyPath = composite.map { ([$0.name] + elementPath).joined(separator: ".") } ?? attribute.name
+    }
 }
 
 /// A to-one relationship's foreign key (`ZNAME`), its destination entity column (`Z<n>_NAME`, only when the
@@ -59,6 +78,8 @@ package struct SQLWrittenColumn {
     /// What a column binds: an attribute's value, or a to-one relationship's key or destination entity number.
     package enum Source {
         case attribute(ColumnKind)
+        /// An element of the composite attribute the key names, at a path below it.
+        case compositeElement(ColumnKind, path: [String])
         case foreignKey
         case foreignEntity
     }
@@ -68,6 +89,12 @@ package struct SQLWrittenColumn {
     /// The record key the value comes from (a relationship's name for its key and entity columns).
     package let key: String
     package let source: Source
+
+    package init(name: String, key: String, source: Source) {
+        self.name = name
+        self.key = key
+        self.source = source
+    }
 }
 
 extension SQLEntityMapping {
@@ -76,6 +103,13 @@ extension SQLEntityMapping {
     package var writtenColumns: [SQLWrittenColumn] {
         var columns: [SQLWrittenColumn] = []
         for column in attributes where table.has(column.name) {
+            if let composite = column.composite {
+                columns.append(
+                    SQLWrittenColumn(
+                        name: column.name, key: composite.name,
+                        source: .compositeElement(column.kind, path: column.elementPath)))
+                continue
+            }
             columns.append(
                 SQLWrittenColumn(name: column.name, key: column.attribute.name, source: .attribute(column.kind)))
         }

@@ -32,6 +32,15 @@ package struct SQLRecordLayout {
         case toOne(entityColumn: Int?, destination: String)
         /// The list of a to-many relationship's destinations.
         case toMany(destination: String)
+        /// A composite attribute: its elements' columns (the field's own column is the first of them).
+        case composite([CompositeElementColumn])
+    }
+
+    /// The column of one element of a composite attribute, and the element's path below the composite.
+    package struct CompositeElementColumn: Sendable {
+        package let column: Int
+        package let kind: ColumnKind
+        package let path: [String]
     }
 
     /// One property of a record and the column that holds it.
@@ -133,12 +142,28 @@ package struct SQLRecordLayout {
         let table = entities.first?.table
         for mapping in entities {
             var fields: [Field] = []
+            var composites: [(name: String, elements: [CompositeElementColumn])] = []
             for column in mapping.attributes where mapping.table.has(column.name) {
+                if let composite = column.composite {
+                    guard properties?.contains(composite.name) ?? true else { continue }
+                    let element = CompositeElementColumn(
+                        column: index(of: "\(alias).\(quoted(column.name))"), kind: column.kind,
+                        path: column.elementPath)
+                    if let last = composites.indices.last, composites[last].name == composite.name {
+                        composites[last].elements.append(element)
+                    } else {
+                        composites.append((composite.name, [element]))
+                    }
+                    continue
+                }
                 guard properties?.contains(column.attribute.name) ?? true else { continue }
                 fields.append(
                     Field(
                         name: column.attribute.name, column: index(of: "\(alias).\(quoted(column.name))"),
                         value: .attribute(column.kind)))
+            }
+            for (name, elements) in composites {
+                fields.append(Field(name: name, column: elements[0].column, value: .composite(elements)))
             }
             for toOne in mapping.toOnes where mapping.table.has(toOne.name) {
                 guard properties?.contains(toOne.relationship.name) ?? true,
@@ -334,6 +359,21 @@ package struct SQLRecordLayout {
             }
         }
         endItem()
+        return result
+    }
+}
+
+extension SQLRecordLayout {
+    /// A composite attribute's value from its elements' stored values (`read` gives each element's, nil for NULL):
+    /// nested dictionaries by the elements' paths; nil when every element is NULL.
+    package static func compositeValue(
+        _ elements: [CompositeElementColumn], read: (CompositeElementColumn) throws -> (any Sendable)?
+    ) rethrows -> (any Sendable)? {
+        var result: [String: any Sendable]?
+        for element in elements {
+            guard let value = try read(element) else { continue }
+            result = CompositeAttributeDescription.setting(value, at: element.path[...], in: result)
+        }
         return result
     }
 }

@@ -156,6 +156,15 @@ package final class SQLSchema {
             }
             for property in entity.properties where !property.isTransient {
                 switch property {
+                case let composite as CompositeAttributeDescription:
+                    // A column per element: `Z` + the path's names joined by `_`, upper-cased (ZMAGNITUDE_RICHTER).
+                    for (path, element) in composite.leafElements {
+                        let name = unique("Z" + ([composite.name] + path).joined(separator: "_").uppercased())
+                        let column = AttributeColumn(
+                            name: name, attribute: element, composite: composite, elementPath: path)
+                        mapping.attributes.append(column)
+                        table.addColumn(column.name, type: column.kind.declaredType)
+                    }
                 case let attribute as AttributeDescription:
                     let column = AttributeColumn(name: unique("Z" + attribute.name.uppercased()), attribute: attribute)
                     mapping.attributes.append(column)

@@ -63,9 +63,12 @@ struct PostgresRecordReader {
     private static func relationship(_ field: SQLRecordLayout.Field, cells: [PostgresCell], ids: StoreIDs) throws
         -> (any Sendable)?
     {
+        if case .composite(let elements) = field.value {
+            return try SQLRecordLayout.compositeValue(elements) { try attribute(cells[$0.column], kind: $0.kind) }
+        }
         let stored = try SQLValue(cells[field.column])
         switch field.value {
-        case .attribute:
+        case .attribute, .composite:
             return nil
         case .toOne(let entityColumn, let destination):
             guard case .integer(let key) = stored else { return nil }

@@ -224,6 +224,10 @@ struct RecordReader {
             }
             return SQLRecordLayout.destination(key: statement.int64(at: column), entityNumber: entityNumber,
                                                destination: destination, ids: ids)
+        case .composite(let elements):
+            return SQLRecordLayout.compositeValue(elements) {
+                ValueCoding.read(statement, at: Int32(truncatingIfNeeded: $0.column), kind: $0.kind)
+            }
         case .toMany(let destination):
             // A deferred list has no column; fillLists(_:from:entityNumbers:connection:ids:) reads it.
             guard column >= 0 else { return nil }

@@ -127,6 +127,12 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         switch binding {
         case .attribute(let kind):
             try ValueCoding.bind(value, kind: kind, to: statement, at: parameter)
+        case .compositeElement(let kind, let path):
+            if let element = CompositeAttributeDescription.value(at: path, in: value) {
+                try ValueCoding.bind(element, kind: kind, to: statement, at: parameter)
+            } else {
+                try statement.bindNull(at: parameter)
+            }
         case .foreignKey:
             if let id = value as? ManagedObjectID {
                 try statement.bind(id.referenceKey, at: parameter)

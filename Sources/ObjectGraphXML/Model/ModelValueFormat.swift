@@ -23,7 +23,7 @@ enum ModelValueFormat {
             return UUID(uuidString: text).map { .some($0) }
         case .uri:
             return URL(string: text).map { .some($0) }
-        case .date, .binaryData, .transformable, .undefined, .objectID:
+        case .date, .binaryData, .transformable, .undefined, .objectID, .composite:
             return .some(nil)  // e.g. the legacy "now" of dates; Xcode keeps binary defaults nowhere
         }
     }

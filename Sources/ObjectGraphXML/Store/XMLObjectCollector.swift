@@ -81,7 +81,10 @@ struct XMLObjectCollector {
                 "<attribute name=\"\(property.fileName)\"> names a relationship of "
                     + "\(entity.name).", line: line)
         }
-        guard let value = XMLValueCoding.decode(text, as: attributeType, fileType: type) else {
+        let decoded =
+            property.composite.map { XMLValueCoding.decode(text, as: $0) }
+            ?? XMLValueCoding.decode(text, as: attributeType, fileType: type)
+        guard let value = decoded else {
             throw XMLFormatError(
                 "The value of attribute '\(property.name)' of \(entity.name) (object "
                     + "z\(current.key)) is not a valid \(attributeType.rawValue) value.", line: line)

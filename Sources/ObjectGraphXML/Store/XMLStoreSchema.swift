@@ -19,6 +19,8 @@ struct XMLStoreSchema {
         /// The name written in the file.
         let fileName: String
         let kind: Kind
+        /// The description of a composite attribute (its values are converted element by element).
+        var composite: CompositeAttributeDescription? = nil
     }
 
     /// One entity with its property lookup table.
@@ -57,7 +59,10 @@ struct XMLStoreSchema {
                     kind = .relationship(property as! RelationshipDescription)
                 }
                 index[fileName] = properties.count
-                properties.append(Property(name: property.name, fileName: fileName, kind: kind))
+                properties.append(
+                    Property(
+                        name: property.name, fileName: fileName, kind: kind,
+                        composite: property as? CompositeAttributeDescription))
             }
             for (offset, property) in properties.enumerated() where index[property.name] == nil {
                 index[property.name] = offset

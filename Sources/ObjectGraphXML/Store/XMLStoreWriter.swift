@@ -88,7 +88,10 @@ enum XMLStoreWriter {
             case .attribute(let type):
                 guard let value = record[property.name] else { continue }
                 context.key = property.name
-                guard let (typeName, text) = XMLValueCoding.encode(value, as: type) else {
+                let encoded =
+                    property.composite.map { XMLValueCoding.encode(value, as: $0) }
+                    ?? XMLValueCoding.encode(value, as: type)
+                guard let (typeName, text) = encoded else {
                     throw XMLFormatError(
                         "The value of '\(property.name)' is not a \(type.rawValue) value that "
                             + "an XML store can hold.", line: 0)

@@ -38,7 +38,26 @@ enum XMLValueCoding {
         case .transformable, .undefined:
             if fileType == "string" { return text }
             return Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+        case .composite:
+            return nil  // read with its description: decode(_:as:) of a CompositeAttributeDescription
         }
+    }
+
+    /// A composite value from its text: a base64 binary property list of its elements (Core Data's XML store has no
+    /// composites; this is ObjectGraph's form, see ``CompositeAttributeDescription/propertyList(from:)``).
+    static func decode(_ text: String, as composite: CompositeAttributeDescription) -> (any Sendable)? {
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
+            let list = try? BinaryPropertyList.parse(data)
+        else { return nil }
+        return composite.value(fromPropertyList: list)
+    }
+
+    /// The `type=` name and text of a composite value; `nil` when an element's value cannot be written.
+    static func encode(_ value: any Sendable, as composite: CompositeAttributeDescription) -> (
+        typeName: String, text: String
+    )? {
+        guard let list = composite.propertyList(from: value) else { return nil }
+        return (AttributeType.composite.xmlStoreTypeName, BinaryPropertyListWriter.encode(list).base64EncodedString())
     }
 
     /// The `type=` name and text of a value of an attribute of `type`; `nil` when the value cannot be written.
@@ -84,6 +103,8 @@ enum XMLValueCoding {
             if let data = value as? Data { return (typeName, data.base64EncodedString()) }
             if let string = value as? String { return ("string", string) }
             return nil
+        case .composite:
+            return nil  // written with its description: encode(_:as:) of a CompositeAttributeDescription
         }
     }
 }
@@ -107,6 +128,7 @@ extension AttributeType {
         case .transformable: "transformable"
         case .undefined: "undefined"
         case .objectID: "objectid"
+        case .composite: "composite"
         }
     }
 }

@@ -89,6 +89,7 @@ struct BinaryStoreSchema {
         case .uri: expected = .url
         case .objectID: expected = .objectID
         case .transformable, .undefined: expected = nil
+        case .composite: expected = .dictionary
         }
         guard let expected, tag != expected else { return value }
         return type.coerce(value)

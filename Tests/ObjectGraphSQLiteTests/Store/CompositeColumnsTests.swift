@@ -1,0 +1,47 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
+
+/// How the SQLite store lays out composite attributes: a column per element, queried, sorted and indexed in SQL.
+@Suite("SQLite store: composite attributes")
+struct CompositeColumnsTests {
+    @Test func eachElementHasAColumnThatSQLFiltersAndSorts() throws {
+        SQLiteStore.register()
+        let folder = TemporaryFolder()
+        let url = folder.file("quakes.sqlite")
+        let model = QuakeModel.model()
+        let quake = try #require(model.entitiesByName["Quake"])
+        quake.indexes = [FetchIndexDescription(name: "byRichter", propertyNames: ["magnitude.richter"])]
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: context)
+        try context.save()
+
+        #expect(
+            try rawRows(
+                url,
+                "SELECT ZCODE, ZMAGNITUDE_RICHTER, ZMAGNITUDE_SCALE, ZLOCATION_COORDINATE_LATITUDE, ZLOCATION_DEPTH "
+                    + "FROM ZQUAKE ORDER BY ZCODE") == [
+                    "a|4.6|ML|47.37|10", "b|6.1|Mw|NULL|NULL", "c|NULL|NULL|NULL|NULL",
+                ])
+        #expect(
+            try rawRows(url, "SELECT sql FROM sqlite_master WHERE name = 'Z_Quake_byRichter'")
+                == [#"CREATE INDEX "Z_Quake_byRichter" ON "ZQUAKE" ("ZMAGNITUDE_RICHTER")"#])
+
+        let log = try StatementLog(store)
+        let request = FetchRequest(entityName: "Quake")
+        request.predicate = try ObjectPredicate(format: "magnitude.richter > 4 AND location.coordinate.latitude == nil")
+        request.sortKeys = [SortKey("magnitude.scale", ascending: false)]
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        #expect(try reader.fetch(request).map { $0.value(forKey: "code") as? String } == ["b"])
+        // The filter and the order are SQL's: no row is read to be dropped in memory.
+        let select = try #require(log.statements.first { $0.contains("FROM \"ZQUAKE\"") || $0.contains("FROM ZQUAKE") })
+        #expect(select.contains("\"ZMAGNITUDE_RICHTER\" >"))
+        #expect(select.contains("\"ZLOCATION_COORDINATE_LATITUDE\" IS NULL"))
+        #expect(select.contains("ORDER BY") && select.contains("\"ZMAGNITUDE_SCALE\" DESC"))
+    }
+}

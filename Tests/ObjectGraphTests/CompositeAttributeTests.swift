@@ -1,0 +1,130 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphTestSupport
+
+/// Composite attributes (Core Data's `NSCompositeAttributeDescription`): a dictionary value whose elements are
+/// stored, queried and sorted through namespaced key paths, in every store type.
+@Suite("Composite attributes")
+struct CompositeAttributeTests {
+    @Test(arguments: StoreKind.all)
+    func valuesRoundTripAndKeyPathsQueryAndSortTheElements(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+        let url = kind.url("quakes", in: folder)
+        try coordinator.addPersistentStore(type: kind.type, at: url)
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: writer)
+        try writer.save()
+
+        // A new coordinator (but for the in-memory store): what comes back is what the store kept, not what the
+        // first one cached.
+        var reopened = coordinator
+        if kind.type != .inMemory {
+            reopened = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+            try reopened.addPersistentStore(type: kind.type, at: url)
+        }
+        let context = ManagedObjectContext(coordinator: reopened)
+        let byCode = FetchRequest(entityName: "Quake")
+        byCode.sortKeys = [SortKey("code")]
+        let quakes = try context.fetch(byCode)
+        try #require(quakes.count == 3)
+        let a = quakes[0]
+        let magnitude = try #require(a.value(forKey: "magnitude") as? [String: any Sendable])
+        #expect(magnitude["richter"] as? Double == 4.6)
+        #expect(magnitude["scale"] as? String == "ML")
+        #expect(magnitude["recordedAt"] as? Date == QuakeModel.recorded)
+        #expect(a.value(forKeyPath: "location.coordinate.latitude") as? Double == 47.37)
+        #expect(a.value(forKeyPath: "location.depth") as? Int == 10)
+        #expect(quakes[1].value(forKeyPath: "magnitude.scale") as? String == "Mw")
+        #expect(quakes[1].value(forKeyPath: "magnitude.recordedAt") == nil)
+        #expect(quakes[1].value(forKey: "location") == nil)
+        #expect(quakes[2].value(forKey: "magnitude") == nil)
+
+        let strong = FetchRequest(entityName: "Quake")
+        strong.predicate = try ObjectPredicate(format: "magnitude.richter > 4.5 AND magnitude.scale != 'ML'")
+        #expect(try context.fetch(strong).map { $0.value(forKey: "code") as? String } == ["b"])
+        let north = FetchRequest(entityName: "Quake")
+        north.predicate = try ObjectPredicate(format: "location.coordinate.latitude BETWEEN {47, 48}")
+        #expect(try context.fetch(north).map { $0.value(forKey: "code") as? String } == ["a"])
+        let byRichter = FetchRequest(entityName: "Quake")
+        byRichter.predicate = try ObjectPredicate(format: "magnitude != nil")
+        byRichter.sortKeys = [SortKey("magnitude.richter", ascending: false)]
+        #expect(try context.fetch(byRichter).map { $0.value(forKey: "code") as? String } == ["b", "a"])
+        #expect(try context.count(for: north) == 1)
+    }
+
+    @Test(arguments: StoreKind.all)
+    func settingOneElementKeepsTheOthersAndIsSaved(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+        try coordinator.addPersistentStore(type: kind.type, at: kind.url("quakes", in: folder))
+        let writer = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: writer)
+        try writer.save()
+        let request = FetchRequest(entityName: "Quake")
+        request.predicate = try ObjectPredicate(format: "code == 'a'")
+        let a = try #require(try writer.fetch(request).first)
+        a.setValue(5.2, forKeyPath: "magnitude.richter")
+        a.setValue(-3, forKeyPath: "location.coordinate.longitude")
+        #expect(a.changedValues().keys.sorted() == ["location", "magnitude"])
+        try writer.save()
+
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        let saved = try #require(try reader.fetch(request).first)
+        #expect(saved.value(forKeyPath: "magnitude.richter") as? Double == 5.2)
+        #expect(saved.value(forKeyPath: "magnitude.scale") as? String == "ML")
+        // An Int given for a Double element is stored as the element's type.
+        #expect(saved.value(forKeyPath: "location.coordinate.longitude") as? Double == -3)
+        #expect(saved.value(forKeyPath: "location.coordinate.latitude") as? Double == 47.37)
+    }
+
+    @Test func aMissingRequiredElementFailsValidationAndSavesNothing() throws {
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+        try coordinator.addPersistentStore(type: .binary, at: folder.file("quakes.bin"))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let quake = context.insertNewObject(forEntityName: "Quake")
+        quake.setValue(["richter": 3.0], forKey: "magnitude")
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.allErrors.map(\.code) == [.missingMandatoryProperty])
+        #expect(error.allErrors.first?.context.key == "magnitude.scale")
+        #expect(try ManagedObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Quake")) == 0)
+    }
+
+    @Test func valuesAreConvertedToTheElementTypesAndUnknownElementsRefused() throws {
+        let model = QuakeModel.model()
+        let magnitude = try #require(model.entitiesByName["Quake"]?.attributesByName["magnitude"])
+        let composite = try #require(magnitude as? CompositeAttributeDescription)
+        #expect(composite.attributeType == .composite)
+        #expect(composite.leafElements.map(\.path) == [["richter"], ["scale"], ["recordedAt"]])
+        let location = try #require(model.entitiesByName["Quake"]?.attributesByName["location"])
+        #expect(
+            (location as? CompositeAttributeDescription)?.leafElements.map(\.path)
+                == [["coordinate", "latitude"], ["coordinate", "longitude"], ["depth"]])
+
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory, at: nil)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let quake = context.insertNewObject(forEntityName: "Quake")
+        quake.setValue(["richter": 4, "scale": "ML"] as [String: Any], forKey: "magnitude")
+        #expect(quake.value(forKeyPath: "magnitude.richter") as? Double == 4)
+        // The version hash covers the elements: a model whose composite differs has another hash.
+        let other = QuakeModel.model()
+        let otherComposite =
+            other.entitiesByName["Quake"]?.attributesByName["magnitude"] as? CompositeAttributeDescription
+        otherComposite?.elements.append(AttributeDescription(name: "station", type: .string))
+        #expect(other.entityVersionHashesByName["Quake"] != QuakeModel.model().entityVersionHashesByName["Quake"])
+        // A key naming no element, or an element value of the wrong type, is not a value of the composite.
+        let unknown = try #require(throws: ValidationError.self) {
+            try quake.validateValue(["station": "ZUR", "scale": "ML"], forKey: "magnitude")
+        }
+        #expect(unknown.code == .wrongType && unknown.context.key == "magnitude")
+        let wrongType = try #require(throws: ValidationError.self) {
+            try quake.validateValue(["richter": "strong", "scale": "ML"], forKey: "magnitude")
+        }
+        #expect(wrongType.code == .wrongType)
+        try quake.validateValue(["richter": 4.6, "scale": "ML"], forKey: "magnitude")
+    }
+}
