@@ -24,6 +24,11 @@ import Foundation
 public final class CompositeAttributeDescription: AttributeDescription, @unchecked Sendable {  // frozen with its model
     /// The attributes the composite is made of, in order.
     public var elements: [AttributeDescription] = [] { didSet { checkMutable() } }
+    /// The name of the composite's definition in an Xcode model file (its list of Composite Attributes, e.g.
+    /// `Magnitude`), which an entity's attribute names with `composite="Magnitude"`; kept so that a model read from a
+    /// file is written back under the same names. A composite made in code is written under its own name,
+    /// capitalized.
+    public var definitionName: String? { didSet { checkMutable() } }
 
     /// Creates a composite with an empty name and no elements, to be set before use, as Core Data's
     /// `NSCompositeAttributeDescription()`.
@@ -81,9 +86,10 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
     }
 
     /// A copy with copies of its elements (for merged and migrated models).
-    func copyWithElements() -> CompositeAttributeDescription {
+    package func copyWithElements() -> CompositeAttributeDescription {
         let copy = CompositeAttributeDescription(
             name: name, elements: elements.map { $0.copyForMerge() as! AttributeDescription }, isOptional: isOptional)
+        copy.definitionName = definitionName
         return copy
     }
 }

@@ -299,7 +299,9 @@ extension EntityDescription {
 }
 
 extension PropertyDescription {
-    func copyForMerge() -> PropertyDescription {
+    /// A copy of the property (relationships unresolved), for merged models and for model files that use one
+    /// definition in several places.
+    package func copyForMerge() -> PropertyDescription {
         let copy: PropertyDescription
         switch self {
         case let derived as DerivedAttributeDescription:

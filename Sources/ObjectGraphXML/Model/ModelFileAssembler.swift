@@ -20,6 +20,7 @@ enum ModelFileAssembler {
                     + "\(reference.entityName)\", an entity the model lacks; add the entity or fix the name.",
                 entity: reference.owner ?? reference.entityName, key: reference.key)
         }
+        try resolveComposites(contents, fail: fail)
         var children: [String: [EntityDescription]] = [:]
         for parent in contents.parents {
             guard byName[parent.parentName] != nil, parent.parentName != parent.entity.name else {
@@ -67,6 +68,45 @@ enum ModelFileAssembler {
             throw ModelError(
                 code: .invalidModelFile, message: "\(fileName): \(error.message)", context: error.context,
                 cause: error)
+        }
+    }
+
+    /// Gives every attribute of type Composite the elements of the `<composite>` definition it names: copies of
+    /// them, so that each use is an attribute of its own (definitions that contain composites first).
+    private static func resolveComposites(
+        _ contents: ModelFileContents, fail: (Int, String, String?, String?) -> ModelError
+    ) throws {
+        let definitions = contents.compositeDefinitions
+        let usesByAttribute = Dictionary(
+            contents.compositeUses.map { (ObjectIdentifier($0.attribute), $0) },
+            uniquingKeysWith: { first, _ in first })
+        var resolved: Set<String> = []
+        func elements(of use: ModelFileContents.CompositeUse, chain: [String]) throws -> [AttributeDescription] {
+            let name = use.definitionName
+            guard let definition = definitions[name] else {
+                throw fail(
+                    use.line,
+                    "<attribute name=\"\(use.attribute.name)\"> of \(use.owner) has composite=\"\(name)\", a "
+                        + "composite the model does not define; add the <composite> or fix the name.",
+                    nil, use.attribute.name)
+            }
+            guard !chain.contains(name) else {
+                throw fail(
+                    definition.line,
+                    "<composite name=\"\(name)\"> contains itself (\((chain + [name]).joined(separator: " > ")))",
+                    nil, nil)
+            }
+            if !resolved.contains(name) {
+                for case let nested as CompositeAttributeDescription in definition.elements {
+                    guard let nestedUse = usesByAttribute[ObjectIdentifier(nested)] else { continue }
+                    nested.elements = try elements(of: nestedUse, chain: chain + [name])
+                }
+                resolved.insert(name)
+            }
+            return definition.elements.map { $0.copyForMerge() as! AttributeDescription }
+        }
+        for use in contents.compositeUses where !use.inDefinition {
+            use.attribute.elements = try elements(of: use, chain: [])
         }
     }
 

@@ -39,7 +39,27 @@ struct ModelFileContents {
         var line: Int
     }
 
+    /// An attribute of type Composite and the definition it names (`composite="Magnitude"`).
+    struct CompositeUse {
+        var attribute: CompositeAttributeDescription
+        var definitionName: String
+        /// What holds the attribute, for messages: `entity Quake` or `composite Location`.
+        var owner: String
+        var line: Int
+        /// Whether the attribute is an element of a definition (resolved with it) rather than an entity's.
+        var inDefinition = false
+    }
+
+    /// A `<composite>` definition: its elements as read (elements of type Composite are filled in by their own
+    /// ``CompositeUse``), and its line.
+    struct CompositeDefinition {
+        var elements: [AttributeDescription]
+        var line: Int
+    }
+
     var entities: [EntityDescription] = []
+    var compositeUses: [CompositeUse] = []
+    var compositeDefinitions: [String: CompositeDefinition] = [:]
     var parents: [Parent] = []
     var references: [EntityReference] = []
     var relationships: [RelationshipLine] = []

@@ -13,7 +13,20 @@ extension ModelFileReader {
         }
         let describe = "<attribute name=\"\(attributeName)\"> of \(entity)"
         let attribute: AttributeDescription
-        if Self.flag(start[attribute: "derived"]) {
+        if type == .composite {
+            guard let definition = nonEmpty(start[attribute: "composite"]) else {
+                throw XMLFormatError(
+                    "\(describe) has attributeType=\"Composite\" but no composite=\"…\" naming its definition.",
+                    line: start.line)
+            }
+            let composite = CompositeAttributeDescription()
+            composite.name = attributeName
+            composite.isOptional = Self.flag(start[attribute: "optional"])
+            composite.definitionName = definition
+            contents.compositeUses.append(
+                .init(attribute: composite, definitionName: definition, owner: entity, line: start.line))
+            attribute = composite
+        } else if Self.flag(start[attribute: "derived"]) {
             let derived = DerivedAttributeDescription()
             derived.name = attributeName
             derived.attributeType = type

@@ -46,6 +46,7 @@ struct ModelFileReader: ~Copyable {
                 case "entity": try readEntity(child)
                 case "fetchRequest": try readTemplate(child)
                 case "configuration": try readConfiguration(child)
+                case "composite", "compositeAttribute": try readCompositeDefinition(child)
                 default: try parser.skipElement()  // <elements> and anything newer
                 }
             }
@@ -94,6 +95,33 @@ struct ModelFileReader: ~Copyable {
         }
         entity.properties = properties
         contents.entities.append(entity)
+    }
+
+    /// A `<composite name="Magnitude">` of the model (Xcode's list of Composite Attributes): its `<attribute>`
+    /// elements, which entities' attributes of type Composite take as their elements.
+    private mutating func readCompositeDefinition(_ start: XMLElementStart) throws {
+        let name = try required("name", of: start)
+        guard contents.compositeDefinitions[name] == nil else {
+            throw XMLFormatError("<composite name=\"\(name)\"> is defined twice.", line: start.line)
+        }
+        var elements: [AttributeDescription] = []
+        let firstUse = contents.compositeUses.count
+        defer {
+            for index in firstUse..<contents.compositeUses.count { contents.compositeUses[index].inDefinition = true }
+        }
+        while let child = try parser.nextChildElement() {
+            guard child.name == "attribute" else {
+                try parser.skipElement()
+                continue
+            }
+            let element = try readAttribute(child, entity: "composite \(name)")
+            guard !elements.contains(where: { $0.name == element.name }) else {
+                throw XMLFormatError(
+                    "<composite name=\"\(name)\"> declares element '\(element.name)' twice.", line: child.line)
+            }
+            elements.append(element)
+        }
+        contents.compositeDefinitions[name] = .init(elements: elements, line: start.line)
     }
 
     mutating func readUserInfo() throws -> [String: String] {

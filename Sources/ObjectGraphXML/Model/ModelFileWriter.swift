@@ -17,7 +17,13 @@ enum ModelFileWriter {
                     ("sourceLanguage", "Swift"),
                     ("userDefinedModelVersionIdentifier", model.versionIdentifiers.sorted().first ?? ""),
                 ])
-            for entity in model.entities { try write(entity, into: &writer) }
+            let composites = CompositeDefinitions(model)
+            for entity in model.entities { try write(entity, composites: composites, into: &writer) }
+            for (name, composite) in composites.definitions {
+                try writer.startElement("composite", attributes: [("name", name)])
+                for element in composite.elements { try write(element, composites: composites, into: &writer) }
+                try writer.endElement()
+            }
             for name in model.fetchRequestTemplateNames {
                 guard let template = model.fetchRequestTemplatesByName[name] else { continue }
                 try writeTemplate(template, name: name, into: &writer)
@@ -38,7 +44,9 @@ enum ModelFileWriter {
         }
     }
 
-    private static func write(_ entity: EntityDescription, into writer: inout XMLWriter) throws {
+    private static func write(
+        _ entity: EntityDescription, composites: CompositeDefinitions, into writer: inout XMLWriter
+    ) throws {
         var attributes: [(name: String, value: String)] = [("name", entity.name)]
         if entity.managedObjectClassName != "ManagedObject" {
             attributes.append(("representedClassName", entity.managedObjectClassName))
@@ -50,7 +58,7 @@ enum ModelFileWriter {
         try writer.startElement("entity", attributes: attributes)
         for property in entity.properties {
             switch property {
-            case let attribute as AttributeDescription: try write(attribute, into: &writer)
+            case let attribute as AttributeDescription: try write(attribute, composites: composites, into: &writer)
             case let relationship as RelationshipDescription: try write(relationship, into: &writer)
             case let fetched as FetchedPropertyDescription: try write(fetched, into: &writer)
             default: continue
@@ -79,10 +87,15 @@ enum ModelFileWriter {
         try writer.endElement()
     }
 
-    private static func write(_ attribute: AttributeDescription, into writer: inout XMLWriter) throws {
+    private static func write(
+        _ attribute: AttributeDescription, composites: CompositeDefinitions, into writer: inout XMLWriter
+    ) throws {
         let type = attribute.attributeType
         var attributes = commonAttributes(of: attribute)
         attributes.append(("attributeType", type.rawValue))
+        if let composite = attribute as? CompositeAttributeDescription, let name = composites.name(of: composite) {
+            attributes.append(("composite", name))
+        }
         if let derived = attribute as? DerivedAttributeDescription {
             attributes.append(("derived", "YES"))
             if let format = derived.derivationFormat { attributes.append(("derivationExpression", format)) }
@@ -187,5 +200,49 @@ enum ModelFileWriter {
             try writer.writeElement("entry", attributes: [("key", key), ("value", userInfo[key]!)])
         }
         try writer.endElement()
+    }
+}
+
+/// The `<composite>` definitions a model file needs: one per distinct composite (by its definition's name and
+/// elements), named by ``CompositeAttributeDescription/definitionName`` or the attribute's capitalized name, with a
+/// number appended when two different composites would share a name.
+struct CompositeDefinitions {
+    /// The definitions in the order first met, entities' attributes before their nested composites.
+    private(set) var definitions: [(name: String, composite: CompositeAttributeDescription)] = []
+    private var names: [ObjectIdentifier: String] = [:]
+
+    init(_ model: ManagedObjectModel) {
+        var signatures: [String: [String]] = [:]
+        func add(_ composite: CompositeAttributeDescription) {
+            guard names[ObjectIdentifier(composite)] == nil else { return }
+            let base = composite.definitionName ?? (composite.name.prefix(1).uppercased() + composite.name.dropFirst())
+            let signature = Self.signature(composite)
+            var name = base
+            var number = 1
+            while let existing = signatures[name], existing != signature {
+                number += 1
+                name = base + String(number)
+            }
+            names[ObjectIdentifier(composite)] = name
+            if signatures[name] == nil {
+                signatures[name] = signature
+                definitions.append((name, composite))
+            }
+            for case let nested as CompositeAttributeDescription in composite.elements { add(nested) }
+        }
+        for entity in model.entities {
+            for case let composite as CompositeAttributeDescription in entity.properties { add(composite) }
+        }
+    }
+
+    /// The definition name an attribute of type Composite refers to.
+    func name(of composite: CompositeAttributeDescription) -> String? { names[ObjectIdentifier(composite)] }
+
+    /// What makes two composites the same definition: their elements' names, types and nested elements.
+    private static func signature(_ composite: CompositeAttributeDescription) -> [String] {
+        composite.elements.flatMap { element -> [String] in
+            let nested = (element as? CompositeAttributeDescription).map { ["("] + signature($0) + [")"] } ?? []
+            return [element.name, element.attributeType.rawValue, element.isOptional ? "o" : "m"] + nested
+        }
     }
 }
