@@ -128,3 +128,50 @@ struct CompositeAttributeTests {
         try quake.validateValue(["richter": 4.6, "scale": "ML"], forKey: "magnitude")
     }
 }
+
+extension CompositeAttributeTests {
+    /// Version 2 of the quake model: `magnitude` gains `station`, and `location` is gone.
+    static func modelWithStation() -> ManagedObjectModel {
+        let model = QuakeModel.model()
+        let quake = model.entitiesByName["Quake"]!
+        let magnitude = quake.attributesByName["magnitude"] as! CompositeAttributeDescription
+        magnitude.elements.append(AttributeDescription(name: "station", type: .string))
+        quake.properties.removeAll { $0.name == "location" }
+        return model
+    }
+
+    /// An element added to a composite and a composite removed are a lightweight migration: the other elements'
+    /// values stay, the new element is nil, and the new element is then stored.
+    @Test(arguments: [StoreKind.sqlite, StoreKind.binary, StoreKind.xml])
+    func aChangedCompositeMigratesLightly(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let url = kind.url("quakes", in: folder)
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+            try coordinator.addPersistentStore(type: kind.type, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            QuakeModel.insertQuakes(into: context)
+            try context.save()
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.modelWithStation())
+        try coordinator.addPersistentStore(
+            type: kind.type, at: url,
+            options: [
+                .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
+                // Atomic files keep no model: the one that wrote them is offered.
+                .migrationSourceModels: [QuakeModel.model()],
+            ])
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Quake")
+        request.sortKeys = [SortKey("code")]
+        let quakes = try context.fetch(request)
+        #expect(quakes.map { $0.value(forKeyPath: "magnitude.scale") as? String } == ["ML", "Mw", nil])
+        #expect(quakes[0].value(forKeyPath: "magnitude.recordedAt") as? Date == QuakeModel.recorded)
+        #expect(quakes[0].value(forKeyPath: "magnitude.station") == nil)
+        quakes[0].setValue("ZUR", forKeyPath: "magnitude.station")
+        try context.save()
+        let stations = FetchRequest(entityName: "Quake")
+        stations.predicate = try ObjectPredicate(format: "magnitude.station == 'ZUR'")
+        #expect(try ManagedObjectContext(coordinator: coordinator).count(for: stations) == 1)
+    }
+}

@@ -68,10 +68,13 @@ enum ModelCacheDecoder {
         // A derived attribute of Core Data's cache is read as the plain attribute its stored values fill: a store
         // opened from its cache is read, and its derivation (an archived expression under a key not seen in a real
         // file yet) is not. ObjectGraph's own cache keeps the derivation's format string.
-        case "NSAttributeDescription", "NSDerivedAttributeDescription":
+        case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
             let code = archive.resolve(object.values["NSAttributeType"])?.integer ?? 0
             let attribute: AttributeDescription
-            if let format = archive.string(object, ModelCacheEncoder.derivationKey),
+            if object.className == "NSCompositeAttributeDescription" || attributeType(code) == .composite {
+                attribute = CompositeAttributeDescription(
+                    name: name, elements: compositeElements(object, archive: archive), isOptional: isOptional)
+            } else if let format = archive.string(object, ModelCacheEncoder.derivationKey),
                 let expression = try? ObjectExpression(format: format)
             {
                 attribute = DerivedAttributeDescription(
@@ -114,6 +117,29 @@ enum ModelCacheDecoder {
             described.renamingIdentifier = renamed
         }
         return described
+    }
+
+    /// The key under which ObjectGraph's own caches archive a composite's elements.
+    static let compositeElementsKey = "NSElements"
+
+    /// A composite attribute's elements. ObjectGraph's caches keep them under ``compositeElementsKey``; for an
+    /// archive that names them otherwise (no cache of Core Data's with a composite has been seen yet), the first
+    /// array of the object whose entries all decode as attributes is taken.
+    private static func compositeElements(_ object: KeyedArchive.Object, archive: KeyedArchive)
+        -> [AttributeDescription]
+    {
+        func attributes(_ value: PropertyListValue?) -> [AttributeDescription]? {
+            let uids = archive.elementUIDs(of: value?.uid.flatMap { archive.object($0) })
+            guard !uids.isEmpty else { return nil }
+            let decoded = uids.compactMap { archive.object($0).flatMap { property($0, archive: archive) } }
+            let elements = decoded.compactMap { $0 as? AttributeDescription }
+            return elements.count == uids.count ? elements : nil
+        }
+        if let elements = attributes(object.values[compositeElementsKey]) { return elements }
+        for key in object.values.keys.sorted() where key != "NSEntity" {
+            if let elements = attributes(object.values[key]) { return elements }
+        }
+        return []
     }
 
     /// An entity's fetch indexes (`NSFetchIndexDescriptions`): each one's name and elements in order, descending
@@ -176,7 +202,7 @@ enum ModelCacheDecoder {
     static let attributeTypeCodes: [(code: Int64, type: AttributeType)] = [
         (100, .integer16), (200, .integer32), (300, .integer64), (400, .decimal), (500, .double), (600, .float),
         (700, .string), (800, .boolean), (900, .date), (1000, .binaryData), (1100, .uuid), (1200, .uri),
-        (1800, .transformable), (2000, .objectID), (0, .undefined),
+        (1800, .transformable), (2000, .objectID), (2100, .composite), (0, .undefined),
     ]
 
     /// The type of a Core Data `NSAttributeType` code (`.undefined` for one it does not know).

@@ -83,6 +83,16 @@ enum ModelCacheEncoder {
             if let value = attribute.defaultValue.flatMap({ defaultValue($0, writer: &writer) }) {
                 values["NSDefaultValue"] = value
             }
+            if let composite = attribute as? CompositeAttributeDescription {
+                let elements = composite.elements.compactMap {
+                    archive($0, entityUID: entityUID, entityUIDs: entityUIDs, writer: &writer)
+                }
+                values[ModelCacheDecoder.compositeElementsKey] = writer.array(elements)
+                return writer.add(
+                    className: "NSCompositeAttributeDescription",
+                    superclasses: ["NSAttributeDescription", "NSPropertyDescription", "NSObject"],
+                    values: values)
+            }
             if let derived = attribute as? DerivedAttributeDescription, let format = derived.derivationFormat {
                 values[derivationKey] = writer.string(format)
                 return writer.add(

@@ -45,3 +45,32 @@ struct CompositeColumnsTests {
         #expect(select.contains("ORDER BY") && select.contains("\"ZMAGNITUDE_SCALE\" DESC"))
     }
 }
+
+extension CompositeColumnsTests {
+    @Test func aStoreGivesBackItsCompositesWithoutTheModel() throws {
+        SQLiteStore.register()
+        let folder = TemporaryFolder()
+        let url = folder.file("quakes.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: context)
+        try context.save()
+
+        let read = try ManagedObjectModel(contentsOfStoreAt: url)
+        #expect(read.entityVersionHashesByName == QuakeModel.model().entityVersionHashesByName)
+        let location = try #require(
+            read.entitiesByName["Quake"]?.attributesByName["location"] as? CompositeAttributeDescription)
+        #expect(
+            location.leafElements.map(\.path) == [["coordinate", "latitude"], ["coordinate", "longitude"], ["depth"]])
+        #expect(location.leafElements.map(\.attribute.attributeType) == [.double, .double, .integer32])
+
+        let reader = PersistentStoreCoordinator(managedObjectModel: read)
+        try reader.addPersistentStore(type: .sqlite, at: url, options: [.readOnly: true])
+        let request = FetchRequest(entityName: "Quake")
+        request.predicate = try ObjectPredicate(format: "location.coordinate.longitude < 10")
+        let found = try ManagedObjectContext(coordinator: reader).fetch(request)
+        #expect(found.map { $0.value(forKey: "code") as? String } == ["a"])
+        #expect(found.first?.value(forKeyPath: "magnitude.recordedAt") as? Date == QuakeModel.recorded)
+    }
+}
