@@ -108,7 +108,8 @@ let package = Package(
                     dependencies: ["AlmanacDaemon", "AlmanacWire", "ObjectGraph", "ObjectGraphXML", "Schedules"] + nio
                         + lifecycle),
         .testTarget(name: "almanacTests",
-                    dependencies: ["almanac", "almanacd", "objectgraph", "AlmanacWire", "AlmanacDaemon", "CSQLite"] + lifecycle,
+                    dependencies: ["almanac", "almanacd", "objectgraph", "AlmanacWire", "AlmanacDaemon", "CSQLite",
+                                   "ObjectGraph", "ObjectGraphSQLite"] + lifecycle,
                     resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

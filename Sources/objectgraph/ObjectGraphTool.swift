@@ -39,6 +39,11 @@ struct ObjectGraphTool: ParsableCommand {
                 print(entity.name + (entity.superentity.map { " : \($0.name)" } ?? ""))
                 for property in entity.properties {
                     switch property {
+                    case let composite as CompositeAttributeDescription:
+                        let elements = composite.leafElements.map {
+                            $0.path.joined(separator: ".") + ": " + $0.attribute.attributeType.rawValue
+                        }
+                        print("  \(composite.name): Composite (" + elements.joined(separator: ", ") + ")")
                     case let attribute as AttributeDescription:
                         print("  \(attribute.name): \(attribute.attributeType.rawValue)")
                     case let relationship as RelationshipDescription:
@@ -71,9 +76,15 @@ struct ObjectGraphTool: ParsableCommand {
             if let predicate { request.predicate = try ObjectPredicate(format: predicate) }
             if let sort { request.sortKeys = [SortKey(sort)] }
             let context = ManagedObjectContext(coordinator: coordinator)
-            let keys = description.attributesByName.keys.sorted()
+            // A composite attribute is a column per element, named by its key path (magnitude.richter).
+            let keys = description.attributesByName.keys.sorted().flatMap { name -> [String] in
+                guard let composite = description.attributesByName[name] as? CompositeAttributeDescription else {
+                    return [name]
+                }
+                return composite.leafElements.map { ([name] + $0.path).joined(separator: ".") }
+            }
             let rows = try context.fetch(request).map { object in
-                keys.map { key in object.value(forKey: key).map { String(describing: $0) } }
+                keys.map { key in object.value(forKeyPath: key).map { String(describing: $0) } }
             }
             if format == "csv" {
                 print(keys.joined(separator: ","))

@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import ObjectGraph
+import ObjectGraphSQLite
 import Testing
 
 /// The `objectgraph` tool on real Core Data stores: its output and exit codes.
@@ -143,5 +145,41 @@ struct ObjectGraphToolTests {
         let missing = try await Self.run(["model", "/nonexistent/store.sqlite"])
         #expect(missing.status != 0)
         #expect(missing.stdout.isEmpty)
+    }
+}
+
+extension ObjectGraphToolTests {
+    /// A store with composite attributes: `model` lists each composite's elements, `query` gives each element a
+    /// column named by its key path and filters by it.
+    @Test func compositeAttributesAreColumnsOfTheirElements() async throws {
+        let folder = try Self.makeFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("quakes.sqlite")
+        let magnitude = CompositeAttributeDescription(
+            name: "magnitude",
+            elements: [
+                AttributeDescription(name: "richter", type: .double),
+                AttributeDescription(name: "scale", type: .string),
+            ])
+        let quake = EntityDescription(
+            name: "Quake", properties: [AttributeDescription(name: "code", type: .string), magnitude])
+        SQLiteStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(entities: [quake]))
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (code, richter, scale) in [("a", 4.6, "ML"), ("b", 6.1, "Mw")] {
+            let object = context.insertNewObject(forEntityName: "Quake")
+            object.setValue(code, forKey: "code")
+            object.setValue(["richter": richter, "scale": scale] as [String: Any], forKey: "magnitude")
+        }
+        try context.save()
+
+        let model = try await Self.run(["model", url.path])
+        #expect(model.status == 0)
+        #expect(model.stdout.contains("  magnitude: Composite (richter: Double, scale: String)"), "\(model.stdout)")
+        let csv = try await Self.run(
+            ["query", url.path, "Quake", "--where", "magnitude.richter > 5", "--format", "csv"])
+        #expect(csv.status == 0)
+        #expect(csv.stdout == "code,magnitude.richter,magnitude.scale\n\"b\",\"6.1\",\"Mw\"\n", "\(csv.stdout)")
     }
 }
