@@ -182,3 +182,45 @@ private func thing(_ record: StoreRecord, named name: String) -> WireObject {
     let store = record.objectID.storeIdentifier ?? ""
     return WireObject(uri: record.objectID.uriString, entity: "Thing", store: store, values: ["name": .string(name)])
 }
+
+@Suite("Object coding: composite attributes")
+struct CompositeObjectCodingTests {
+    static func coordinator() throws -> PersistentStoreCoordinator {
+        let magnitude = CompositeAttributeDescription(
+            name: "magnitude",
+            elements: [
+                AttributeDescription(name: "richter", type: .double),
+                AttributeDescription(name: "recordedAt", type: .date),
+            ])
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Quake", properties: [AttributeDescription(name: "code", type: .string), magnitude])
+        ])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory)
+        return coordinator
+    }
+
+    /// Out: a JSON object of the elements (dates as the wire writes them); in: such an object, each element
+    /// converted as its own attribute, and an unknown element refused with nothing set.
+    @Test func aCompositeIsAnObjectOfItsElementsBothWays() throws {
+        let coordinator = try Self.coordinator()
+        let coding = ObjectCoding(coordinator: coordinator)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let quake = context.insertNewObject(forEntityName: "Quake")
+        try coding.apply(
+            ["code": "a", "magnitude": .object(["richter": 4, "recordedAt": "2026-11-24T09:00:00Z"])], to: quake,
+            in: context)
+        #expect(quake.value(forKeyPath: "magnitude.richter") as? Double == 4)
+        let recorded = WireDate.date(from: "2026-11-24T09:00:00Z")
+        #expect(quake.value(forKeyPath: "magnitude.recordedAt") as? Date == recorded)
+        let out = coding.wireObject(quake, properties: nil).values["magnitude"]
+        #expect(out == .object(["recordedAt": .string("2026-11-24T09:00:00Z"), "richter": .double(4)]))
+
+        let error = try #require(throws: WireError.self) {
+            try coding.apply(["magnitude": .object(["richter": 5, "station": "ZUR"])], to: quake, in: context)
+        }
+        #expect(error.message.contains("no element 'station'"), "\(error.message)")
+        #expect(quake.value(forKeyPath: "magnitude.richter") as? Double == 4)
+    }
+}

@@ -158,6 +158,9 @@ struct ObjectCoding {
         case let v as ManagedObjectID: .string(v.uriString)
         case let v as [Any]: .array(v.map(json))
         case let v as Set<ManagedObject>: .array(v.sorted { $0.objectID < $1.objectID }.map(uri))
+        // A composite attribute's value: its elements, keys in order.
+        case let v as [String: any Sendable]:
+            .object(JSONObject(v.sorted { $0.key < $1.key }.map { ($0.key, json($0.value)) }))
         default: .string("\(value!)")
         }
     }
@@ -212,6 +215,22 @@ struct ObjectCoding {
     private func attributeValue(_ value: JSONValue, _ attribute: AttributeDescription) throws(WireError) -> Any? {
         if value.isNull { return nil }
         let type = attribute.attributeType
+        if type == .composite, let composite = attribute as? CompositeAttributeDescription {
+            // An object of the elements' values, each converted as the element's own attribute value.
+            guard case .object(let members) = value else {
+                throw WireError.badRequest(
+                    "'\(attribute.name)' takes an object of its elements' values", field: attribute.name)
+            }
+            var elements: [String: Any] = [:]
+            for (key, member) in members {
+                guard let element = composite.element(named: key) else {
+                    throw WireError.badRequest(
+                        "'\(attribute.name)' has no element '\(key)'", field: attribute.name + "." + key)
+                }
+                elements[key] = try attributeValue(member, element)
+            }
+            return elements
+        }
         let raw: Any?
         switch (type, value) {
         case (.date, .string(let text)): raw = WireDate.date(from: text)
