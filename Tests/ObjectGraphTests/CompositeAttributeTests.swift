@@ -175,3 +175,99 @@ extension CompositeAttributeTests {
         #expect(try ManagedObjectContext(coordinator: coordinator).count(for: stations) == 1)
     }
 }
+
+extension CompositeAttributeTests {
+    static func populated(_ kind: StoreKind, _ folder: TemporaryFolder) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+        try coordinator.addPersistentStore(type: kind.type, at: kind.url("quakes", in: folder))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: context)
+        try context.save()
+        return coordinator
+    }
+
+    /// Batch inserts and updates take a composite's dictionary as a context's objects do.
+    @Test(arguments: StoreKind.all)
+    func batchRequestsStoreCompositeValues(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let coordinator = try Self.populated(kind, folder)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        _ = try context.execute(
+            BatchInsertRequest(
+                entityName: "Quake",
+                objects: [["code": "d", "magnitude": ["richter": 3, "scale": "ML"] as [String: any Sendable]]]))
+        let update = BatchUpdateRequest(entityName: "Quake")
+        update.predicate = try ObjectPredicate(format: "code == 'c'")
+        update.propertiesToUpdate = ["magnitude": ["richter": 2.5, "scale": "Md"] as [String: any Sendable]]
+        _ = try context.execute(update)
+        let reader = ManagedObjectContext(coordinator: coordinator)
+        let request = FetchRequest(entityName: "Quake")
+        request.predicate = try ObjectPredicate(format: "magnitude.richter < 4")
+        request.sortKeys = [SortKey("magnitude.richter")]
+        let found = try reader.fetch(request)
+        #expect(found.map { $0.value(forKey: "code") as? String } == ["c", "d"])
+        #expect(found.map { $0.value(forKeyPath: "magnitude.richter") as? Double } == [2.5, 3])
+        #expect(found.map { $0.value(forKeyPath: "magnitude.scale") as? String } == ["Md", "ML"])
+    }
+
+    /// Dictionary results name elements by key path, group by them and aggregate them; a whole composite is its
+    /// dictionary.
+    @Test(arguments: StoreKind.all)
+    func dictionaryResultsGroupAndAggregateElements(kind: StoreKind) throws {
+        let folder = TemporaryFolder()
+        let coordinator = try Self.populated(kind, folder)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        let extra = context.insertNewObject(forEntityName: "Quake")
+        extra.setValue("e", forKey: "code")
+        extra.setValue(["richter": 5.4, "scale": "ML"], forKey: "magnitude")
+        try context.save()
+
+        let perScale = FetchRequest(entityName: "Quake")
+        perScale.resultType = .dictionary
+        perScale.predicate = try ObjectPredicate(format: "magnitude.scale != nil")
+        perScale.propertiesToGroupBy = ["magnitude.scale"]
+        perScale.propertiesToFetch = [
+            "magnitude.scale",
+            ExpressionDescription(
+                name: "strongest",
+                expression: ObjectExpression(
+                    forFunction: "max:",
+                    arguments: [
+                        ObjectExpression(forKeyPath: "magnitude.richter")
+                    ]), resultType: .double),
+        ]
+        perScale.sortKeys = [SortKey("magnitude.scale")]
+        let rows = try context.fetchDictionaries(perScale)
+        #expect(rows.map { $0["magnitude.scale"] as? String } == ["ML", "Mw"])
+        #expect(rows.map { $0["strongest"] as? Double } == [5.4, 6.1])
+
+        let whole = FetchRequest(entityName: "Quake")
+        whole.resultType = .dictionary
+        whole.predicate = try ObjectPredicate(format: "code == 'b'")
+        whole.propertiesToFetch = ["code", "magnitude"]
+        let row = try #require(try context.fetchDictionaries(whole).first)
+        let magnitude = try #require(row["magnitude"] as? [String: any Sendable])
+        #expect(magnitude["richter"] as? Double == 6.1 && magnitude["scale"] as? String == "Mw")
+    }
+
+    /// A uniqueness constraint on an element: a second object with the same value is a constraint conflict.
+    @Test(arguments: StoreKind.all)
+    func aUniquenessConstraintOnAnElementIsChecked(kind: StoreKind) throws {
+        let model = QuakeModel.model()
+        model.entitiesByName["Quake"]!.uniquenessConstraints = [["magnitude.scale"]]
+        let folder = TemporaryFolder()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: kind.type, at: kind.url("quakes", in: folder))
+        let context = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: context)
+        try context.save()
+        let twin = context.insertNewObject(forEntityName: "Quake")
+        twin.setValue("twin", forKey: "code")
+        twin.setValue(["richter": 1.0, "scale": "Mw"], forKey: "magnitude")
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .constraintConflict)
+        #expect(error.constraintConflicts.first?.constraint == ["magnitude.scale"])
+        #expect(error.constraintConflicts.first?.constraintValues["magnitude.scale"] as? String == "Mw")
+        #expect(try ManagedObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Quake")) == 3)
+    }
+}

@@ -181,6 +181,8 @@ struct BatchRecordBuilder {
     private let defaults: [(position: Int, value: any Sendable)]
     /// The type of the attribute at each row position.
     private let types: [AttributeType]
+    /// The composite attributes by row position (nil for others): their values convert element by element.
+    private let composites: [CompositeAttributeDescription?]
     /// The Swift type of the values already canonical at each attribute position, when telling needs no more than
     /// the type and, for narrower integers, a range check (see `AttributeType.isCanonical(_:)`).
     private let canonicalTypes: [ObjectIdentifier?]
@@ -209,6 +211,7 @@ struct BatchRecordBuilder {
         self.layout = layout
         let attributeSlots = layout.recordSlots.prefix(layout.recordAttributeCount)
         types = attributeSlots.map { layout.attributeTypes[$0]! }
+        composites = attributeSlots.map { layout.properties[$0] as? CompositeAttributeDescription }
         canonicalTypes = types.map { $0.isInteger ? ObjectIdentifier(Int.self) : $0.canonicalTypeIdentifier }
         integerRanges = types.map { $0 == .integer64 ? nil : $0.integerRange }
         width = layout.recordSlots.count
@@ -276,7 +279,9 @@ struct BatchRecordBuilder {
                     integerRanges[position].map({ $0.contains(value as? Int ?? 0) }) ?? true
                 {
                     row[position] = value
-                } else if let converted = types[position].coerce(value) {
+                } else if let converted = composites[position].map({ $0.coerce(value) })
+                    ?? types[position].coerce(value)
+                {
                     row[position] = converted
                 } else {
                     problems.append((key, position))

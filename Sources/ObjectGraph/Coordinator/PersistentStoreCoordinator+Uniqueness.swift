@@ -41,10 +41,28 @@ extension PersistentStoreCoordinator {
         throw error
     }
 
-    /// Whether every name of a constraint is an attribute of the entity (constraints naming anything else are not
-    /// checked).
+    /// Whether every name of a constraint is an attribute of the entity or an element of one of its composite
+    /// attributes (`magnitude.scale`); constraints naming anything else are not checked.
     private static func isCheckable(_ constraint: [String], in entity: EntityDescription) -> Bool {
-        !constraint.isEmpty && constraint.allSatisfy { entity.layout.propertiesByName[$0] is AttributeDescription }
+        !constraint.isEmpty
+            && constraint.allSatisfy { name in
+                guard let dot = name.firstIndex(of: ".") else {
+                    return entity.layout.propertiesByName[name] is AttributeDescription
+                }
+                guard
+                    let composite = entity.layout.propertiesByName[String(name[..<dot])]
+                        as? CompositeAttributeDescription
+                else { return false }
+                let path = name[name.index(after: dot)...].split(separator: ".").map(String.init)
+                return composite.leafElements.contains { $0.path == path }
+            }
+    }
+
+    /// A record's value for a name of a constraint: an attribute's, or an element's at its key path.
+    private static func constraintValue(_ record: StoreRecord, _ name: String) -> (any Sendable)? {
+        guard let dot = name.firstIndex(of: ".") else { return record[name] }
+        let path = name[name.index(after: dot)...].split(separator: ".").map(String.init)
+        return CompositeAttributeDescription.value(at: path, in: record[String(name[..<dot])])
     }
 
     /// The values of a constraint, compared as hashable values; `nil` when one is missing (the object is then not
@@ -67,7 +85,7 @@ extension PersistentStoreCoordinator {
         var groups: [[AnyHashable]: [ManagedObjectID]] = [:]
         var order: [[AnyHashable]] = []
         for record in records {
-            guard let key = Self.constraintKey(constraint.map { record[$0] }) else { continue }
+            guard let key = Self.constraintKey(constraint.map { Self.constraintValue(record, $0) }) else { continue }
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(record.objectID)
         }
@@ -88,7 +106,7 @@ extension PersistentStoreCoordinator {
                                             limit: 0, includesValues: true)
             for result in try store.serializingReads({ try store.fetch(request) }) {
                 guard let record = result.record else { continue }
-                note(result.objectID, constraint.map { record[$0] })
+                note(result.objectID, constraint.map { Self.constraintValue(record, $0) })
             }
         } else if !heldNames.isEmpty {
             let sortKeys = constraint.map { SortKey($0) }

@@ -184,6 +184,7 @@ enum DictionaryRows {
         case let v as Int16: Int(v)
         case let v as ManagedObjectID: v
         case let v as [ManagedObjectID]: v
+        case let v as [String: any Sendable]: v  // a composite attribute's value
         default: nil
         }
     }
