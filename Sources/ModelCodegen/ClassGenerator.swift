@@ -181,7 +181,7 @@ public struct ClassGenerator {
         case .uuid: "UUID"
         case .uri: "URL"
         case .objectID: "ManagedObjectID"
-        case .composite: "[String: any Sendable]"  // Xcode: [String: Any]
+        case .composite: "[String: any Sendable]"  // Xcode: [String: Any]; see declaration(of:)
         case .transformable, .undefined: nil
         }
     }
@@ -196,9 +196,16 @@ public struct ClassGenerator {
     ///   false (as Core Data's scalar accessors do);
     /// - non-optional number or Boolean not using scalar values: `T?` (Xcode's `NSNumber?`);
     /// - other non-optional attribute: `T`, read with `requiredAttributeValue(forKey:)`;
-    /// - transformable and undefined attributes: `Any?`.
+    /// - transformable and undefined attributes: `Any?`;
+    /// - composite attributes: `[String: any Sendable]?` (`[String: any Sendable]`, `[:]` while unset, when required).
     static func declaration(of attribute: AttributeDescription) -> (type: String, getter: String) {
         let key = literal(attribute.name)
+        if attribute.attributeType == .composite {
+            // A dictionary of the elements' values, as Xcode's [String: Any]; a required one reads as [:] while unset.
+            let getter = "value(forKey: \(key)) as? [String: any Sendable]"
+            return attribute.isOptional
+                ? ("[String: any Sendable]?", getter) : ("[String: any Sendable]", "(\(getter)) ?? [:]")
+        }
         guard let type = valueType(of: attribute.attributeType) else { return ("Any?", "value(forKey: \(key))") }
         let optional = ("\(type)?", "attributeValue(forKey: \(key), as: \(type).self)")
         if attribute.isOptional { return optional }

@@ -28,6 +28,7 @@ struct ClassGeneratorTests {
             "public var isActive: Bool {", "public var isChecked: Bool? {", "public var added: Date? {",
             "public var blob: Data? {", "public var identifier: UUID? {", "public var link: URL? {",
             "public var extra: Any? {", "public var `default`: String? {",
+            "public var size: [String: any Sendable]? {",  // a composite: Xcode's [String: Any]?
         ] {
             #expect(lines.contains(expected), "missing \(expected)")
         }

@@ -44,6 +44,7 @@ struct GeneratedClassTests {
         item.link = URL(string: "https://example.com/lamp")
         item.extra = "anything"
         item.default = "keyword"
+        item.size = ["width": 30, "height": 45.5]
         try context.save()
 
         let reader = ManagedObjectContext(coordinator: coordinator)
@@ -56,6 +57,8 @@ struct GeneratedClassTests {
         #expect(fetched.added == Date(timeIntervalSinceReferenceDate: 1000) && fetched.blob == Data([1, 2, 3]))
         #expect(fetched.identifier == identifier && fetched.link == URL(string: "https://example.com/lamp"))
         #expect(fetched.extra as? String == "anything" && fetched.default == "keyword")
+        #expect(fetched.size?["width"] as? Double == 30 && fetched.size?["height"] as? Double == 45.5)
+        #expect(fetched.value(forKeyPath: "size.height") as? Double == 45.5)
         // The typed properties are the stored values: key-value access sees the same.
         #expect(fetched.value(forKey: "count32") as? Int == -5)
     }
