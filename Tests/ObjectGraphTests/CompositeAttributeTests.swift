@@ -271,3 +271,33 @@ extension CompositeAttributeTests {
         #expect(try ManagedObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Quake")) == 3)
     }
 }
+
+extension CompositeAttributeTests {
+    /// A derived attribute may read an element of a composite, here or through a to-one relationship; an element
+    /// the composite lacks is a model error.
+    @Test func derivedAttributesReadElements() throws {
+        let model = QuakeModel.model()
+        let quake = try #require(model.entitiesByName["Quake"])
+        quake.properties.append(
+            DerivedAttributeDescription(
+                name: "scaleName", type: .string, derivationExpression: try ObjectExpression(format: "magnitude.scale"))
+        )
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .inMemory)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        QuakeModel.insertQuakes(into: context)
+        try context.save()
+        let request = FetchRequest(entityName: "Quake")
+        request.sortKeys = [SortKey("code")]
+        #expect(try context.fetch(request).map { $0.value(forKey: "scaleName") as? String } == ["ML", "Mw", nil])
+
+        let broken = QuakeModel.model()
+        broken.entitiesByName["Quake"]!.properties.append(
+            DerivedAttributeDescription(
+                name: "station", type: .string, derivationExpression: try ObjectExpression(format: "magnitude.station"))
+        )
+        let error = try #require(throws: ModelError.self) { try broken.resolveRelationships() }
+        #expect(error.code == .invalidDerivation)
+        #expect(error.message.contains("composite 'magnitude' has no element 'station'"), "\(error.message)")
+    }
+}

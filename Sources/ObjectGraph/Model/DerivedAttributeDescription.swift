@@ -149,6 +149,20 @@ struct Derivation {
             }
             let isLast = index == components.count - 1
             switch current.layout.propertiesByName[key] {
+            case let composite as CompositeAttributeDescription where !isLast:
+                // An element of a composite attribute (`magnitude.richter`).
+                var keys: [String] = []
+                for component in components[(index + 1)...] {
+                    guard case .key(let elementKey) = component else { break }
+                    keys.append(elementKey)
+                }
+                guard keys.count == components.count - index - 1,
+                    composite.leafElements.contains(where: { $0.path == keys })
+                else {
+                    let element = keys.joined(separator: ".")
+                    throw failure("has the key path '\(path)', but composite '\(key)' has no element '\(element)'")
+                }
+                return first
             case is AttributeDescription:
                 guard isLast else { throw failure("has the key path '\(path)', which goes on past attribute '\(key)'") }
                 return first
