@@ -195,6 +195,56 @@ package final class SQLSchema {
         }
     }
 
+    // MARK: Composite elements in a file's own columns
+
+    /// Takes a file's own column for each element of a composite attribute that the file names otherwise than
+    /// ``mapColumns(_:)`` does (`ZMAGNITUDE_RICHTER`): a column no other property claims whose name, without
+    /// underscores and digits, is `Z` + the composite's and the element's names, or else `Z` + the element's name
+    /// alone; only when exactly one column fits. Called once the tables' columns are known (a file written by another
+    /// Core Data may name them its own way; none was at hand to check).
+    package func adoptFileColumnsForCompositeElements() {
+        func folded(_ name: String) -> String { name.uppercased().filter { $0 != "_" && !$0.isNumber } }
+        for table in tables.values {
+            guard let existing = table.existingColumns, !existing.isEmpty else { continue }
+            let mappings = table.root.selfAndDescendants.compactMap { entities[$0.name] }
+            var claimed: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+            for mapping in mappings {
+                claimed.formUnion(mapping.attributes.map { $0.name.uppercased() })
+                for toOne in mapping.toOnes {
+                    let names = [toOne.name, toOne.entityColumn, toOne.orderColumn]
+                    claimed.formUnion(names.compactMap { $0?.uppercased() })
+                }
+            }
+            let unclaimed = existing.subtracting(claimed)
+            guard !unclaimed.isEmpty else { continue }
+            var renamed: [String: String] = [:]
+            for mapping in mappings {
+                for column in mapping.attributes where column.composite != nil && !table.has(column.name) {
+                    guard renamed[column.name] == nil, let composite = column.composite else { continue }
+                    let full = folded("Z" + composite.name + column.elementPath.joined())
+                    let short = folded("Z" + (column.elementPath.last ?? ""))
+                    let available = unclaimed.subtracting(renamed.values)
+                    for wanted in [full, short] {
+                        let fits = available.filter { folded($0) == wanted }
+                        if fits.count == 1 {
+                            renamed[column.name] = fits.first!
+                            break
+                        }
+                    }
+                }
+            }
+            guard !renamed.isEmpty else { continue }
+            for mapping in mappings {
+                mapping.attributes = mapping.attributes.map { column in
+                    guard let name = renamed[column.name] else { return column }
+                    return AttributeColumn(
+                        name: name, attribute: column.attribute, composite: column.composite,
+                        elementPath: column.elementPath)
+                }
+            }
+        }
+    }
+
     // MARK: To-many relationships
 
     private func mapToMany(_ entity: EntityDescription) {

@@ -151,5 +151,6 @@ extension SQLiteStore {
             }
             table.existingColumns = columns
         }
+        schema.adoptFileColumnsForCompositeElements()
     }
 }

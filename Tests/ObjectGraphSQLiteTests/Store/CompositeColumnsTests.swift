@@ -74,3 +74,33 @@ extension CompositeColumnsTests {
         #expect(found.first?.value(forKeyPath: "magnitude.recordedAt") as? Date == QuakeModel.recorded)
     }
 }
+
+extension CompositeColumnsTests {
+    /// A file that names element columns its own way (another Core Data's naming; none was at hand): the store
+    /// takes the one unclaimed column that fits, reads and filters through it.
+    @Test func elementColumnsNamedOtherwiseAreFound() throws {
+        SQLiteStore.register()
+        let folder = TemporaryFolder()
+        let url = folder.file("quakes.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            QuakeModel.insertQuakes(into: context)
+            try context.save()
+        }
+        do {
+            let connection = try SQLiteConnection(path: url.path)
+            try connection.execute("ALTER TABLE ZQUAKE RENAME COLUMN ZMAGNITUDE_RICHTER TO ZMAGNITUDERICHTER")
+            try connection.execute("ALTER TABLE ZQUAKE RENAME COLUMN ZLOCATION_DEPTH TO ZDEPTH")
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: [.readOnly: true])
+        let request = FetchRequest(entityName: "Quake")
+        request.predicate = try ObjectPredicate(format: "magnitude.richter > 4.5 AND location.depth == 10")
+        let found = try ManagedObjectContext(coordinator: coordinator).fetch(request)
+        #expect(found.map { $0.value(forKey: "code") as? String } == ["a"])
+        #expect(found.first?.value(forKeyPath: "magnitude.richter") as? Double == 4.6)
+        #expect(found.first?.value(forKeyPath: "location.coordinate.latitude") as? Double == 47.37)
+    }
+}
