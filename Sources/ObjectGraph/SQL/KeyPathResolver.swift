@@ -62,6 +62,9 @@ package struct KeyPathResolver {
     private func compositeElement(_ rest: ArraySlice<KeyPathComponent>, of mapping: SQLEntityMapping)
         -> AttributeColumn?
     {
+        // Most key paths go through relationships: no string is built for them.
+        guard case .key(let first)? = rest.first, mapping.attributes.contains(where: { $0.composite?.name == first })
+        else { return nil }
         var keys: [String] = []
         for component in rest {
             guard case .key(let key) = component else { return nil }
