@@ -62,7 +62,7 @@ extension ManagedObject {
         let first = String(keyPath[..<dot])
         let rest = String(keyPath[keyPath.index(after: dot)...])
         switch entity.propertiesByName[first] {
-        case let composite as CompositeAttributeDescription:
+        case is CompositeAttributeDescription:
             let path = rest.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             let current = self.value(forKey: first).map { assumeSendable($0) }
             let updated = CompositeAttributeDescription.setting(
