@@ -7,7 +7,8 @@ extension ManagedObjectModel {
     ///
     /// Core Data caches the compiled model in `Z_MODELCACHE.Z_CONTENT` (raw deflate of an `NSKeyedArchiver`
     /// archive): its entities, inheritance, attributes with their types, relationships with inverses, delete
-    /// rules and to-many flags are read from there. The SQLite stores ObjectGraph writes keep an archive of the same
+    /// rules and to-many flags, fetch indexes, uniqueness constraints, configurations and version identifiers are
+    /// read from there. The SQLite stores ObjectGraph writes keep an archive of the same
     /// shape in their metadata (`ObjectGraphModelCache`), derived attributes' derivations included; it is read
     /// first, as long as the metadata's entity version hashes are still its model's. Without a cache the model is
     /// inferred from the tables (`Z_PRIMARYKEY`, the `Z`-prefixed columns and their declared types, foreign-key
@@ -20,15 +21,19 @@ extension ManagedObjectModel {
     ///   `StoreError/Code/corruptFile` for a damaged cache, `StoreError/Code/io` when it cannot be read.
     public convenience init(contentsOfStoreAt url: URL) throws {
         let inspection = try StoreFileModelReader.inspect(url)
-        let entities: [EntityDescription]
+        let decoded: ModelCacheDecoder.Model
         if let ownCache = Self.ownCache(of: inspection, url: url) {
-            entities = try ModelCacheDecoder.entities(fromCompressed: ownCache, url: url)
+            decoded = try ModelCacheDecoder.model(fromCompressed: ownCache, url: url)
         } else if let cache = inspection.cache {
-            entities = try ModelCacheDecoder.entities(fromCompressed: cache, url: url)
+            decoded = try ModelCacheDecoder.model(fromCompressed: cache, url: url)
         } else {
-            entities = StoreSchemaInference.entities(from: inspection)
+            decoded = ModelCacheDecoder.Model(entities: StoreSchemaInference.entities(from: inspection))
         }
-        self.init(entities: entities)
+        self.init(entities: decoded.entities)
+        for (name, members) in decoded.configurations {
+            setEntities(members.compactMap { entitiesByName[$0] }, forConfigurationName: name)
+        }
+        versionIdentifiers = decoded.versionIdentifiers
         do {
             try resolveRelationships()
         } catch {

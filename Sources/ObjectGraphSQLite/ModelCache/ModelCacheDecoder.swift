@@ -3,7 +3,20 @@ import ObjectGraph
 
 /// Decodes the archived `NSManagedObjectModel` of Core Data's model cache into entities.
 enum ModelCacheDecoder {
+    /// What a model cache holds beyond its entities.
+    struct Model {
+        var entities: [EntityDescription]
+        /// The configurations (`NSConfigurations`) with their entities' names, sorted by name.
+        var configurations: [(name: String, entityNames: [String])] = []
+        /// `NSVersionIdentifiers`.
+        var versionIdentifiers: Set<String> = []
+    }
+
     static func entities(fromCompressed data: Data, url: URL) throws -> [EntityDescription] {
+        try model(fromCompressed: data, url: url).entities
+    }
+
+    static func model(fromCompressed data: Data, url: URL) throws -> Model {
         guard let plist = RawInflate.inflate(data) ?? (data.starts(with: Array("bplist".utf8)) ? data : nil) else {
             throw StoreErrorFactory.corruptFile(url, "its model cache (Z_MODELCACHE) does not inflate")
         }
@@ -55,8 +68,35 @@ enum ModelCacheDecoder {
                 current = each.superentity
             }
             entity.indexes = fetchIndexes(object, archive: archive).filter { known.isSuperset(of: $0.propertyNames) }
+            entity.uniquenessConstraints = uniquenessConstraints(object, archive: archive).filter {
+                known.isSuperset(of: $0.map { $0.split(separator: ".").first.map(String.init) ?? $0 })
+            }
         }
-        return decoded.map(\.0).sorted { $0.name < $1.name }
+        var model = Model(entities: decoded.map(\.0).sorted { $0.name < $1.name })
+        let names = Set(model.entities.map(\.name))
+        for (name, uid) in archive.entries(of: archive.object(root, "NSConfigurations")) {
+            let members = archive.elementUIDs(of: archive.object(uid)).compactMap { byUID[$0]?.name }
+                .filter(names.contains)
+            model.configurations.append((name, members))
+        }
+        model.configurations.sort { $0.name < $1.name }
+        for uid in archive.elementUIDs(of: archive.object(root, "NSVersionIdentifiers")) {
+            if let identifier = archive.string(archive.value(uid)) { model.versionIdentifiers.insert(identifier) }
+        }
+        return model
+    }
+
+    /// An entity's uniqueness constraints (`NSUniqueTuples`): lists of property names (knowledgeC's `Object` has
+    /// `[[uuid]]`, `KeyValue` `[[domain, key]]`); a tuple with an entry that is not a name is left out.
+    private static func uniquenessConstraints(_ object: KeyedArchive.Object, archive: KeyedArchive) -> [[String]] {
+        archive.elementUIDs(of: archive.object(object, "NSUniqueTuples")).compactMap { uid in
+            let names = archive.elementUIDs(of: archive.object(uid)).map { element -> String? in
+                if let name = archive.string(archive.value(element)) { return name }
+                return archive.object(element).flatMap { archive.string($0, "NSPropertyName") }
+            }
+            let found = names.compactMap { $0 }
+            return found.isEmpty || found.count != names.count ? nil : found
+        }
     }
 
     private static func property(_ object: KeyedArchive.Object, archive: KeyedArchive) -> PropertyDescription? {

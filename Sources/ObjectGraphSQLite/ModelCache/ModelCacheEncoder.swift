@@ -51,10 +51,32 @@ enum ModelCacheEncoder {
             if !entity.indexes.isEmpty {
                 values["NSFetchIndexDescriptions"] = fetchIndexes(entity.indexes, writer: &writer)
             }
+            if !entity.uniquenessConstraints.isEmpty {
+                var tuples: [Int] = []
+                for tuple in entity.uniquenessConstraints {
+                    let names = tuple.map { PropertyListValue.uid(writer.stringUID($0)) }
+                    tuples.append(writer.add(className: "NSArray", values: ["NS.objects": .array(names)]))
+                }
+                values["NSUniqueTuples"] = writer.array(tuples)
+            }
             writer.set(entityUIDs[entity.name]!, className: "NSEntityDescription", values: values)
         }
         let entries = entities.map { (key: $0.name, uid: entityUIDs[$0.name]!) }
-        writer.set(root, className: "NSManagedObjectModel", values: ["NSEntities": writer.dictionary(entries)])
+        var modelValues: [String: PropertyListValue] = ["NSEntities": writer.dictionary(entries)]
+        if !model.configurations.isEmpty {
+            var configurations: [(key: String, uid: Int)] = []
+            for name in model.configurations.sorted() {
+                let members = (model.entities(forConfigurationName: name) ?? []).compactMap { entityUIDs[$0.name] }
+                let list = PropertyListValue.array(members.map { .uid($0) })
+                configurations.append((name, writer.add(className: "NSArray", values: ["NS.objects": list])))
+            }
+            modelValues["NSConfigurations"] = writer.dictionary(configurations)
+        }
+        if !model.versionIdentifiers.isEmpty {
+            let identifiers = model.versionIdentifiers.sorted().map { writer.stringUID($0) }
+            modelValues["NSVersionIdentifiers"] = writer.array(identifiers)
+        }
+        writer.set(root, className: "NSManagedObjectModel", values: modelValues)
         return writer.encoded(root: root)
     }
 

@@ -104,3 +104,28 @@ extension CompositeColumnsTests {
         #expect(found.first?.value(forKeyPath: "location.coordinate.latitude") as? Double == 47.37)
     }
 }
+
+extension CompositeColumnsTests {
+    /// A store's own model cache keeps its uniqueness constraints, configurations and version identifiers.
+    @Test func aStoreGivesBackItsConstraintsConfigurationsAndVersion() throws {
+        SQLiteStore.register()
+        let folder = TemporaryFolder()
+        let url = folder.file("quakes.sqlite")
+        let model = QuakeModel.model()
+        let quake = try #require(model.entitiesByName["Quake"])
+        quake.uniquenessConstraints = [["code"], ["magnitude.scale", "magnitude.recordedAt"]]
+        model.setEntities([quake], forConfigurationName: "Catalog")
+        model.versionIdentifiers = ["3", "3.1"]
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+
+        let read = try ManagedObjectModel(contentsOfStoreAt: url)
+        #expect(
+            read.entitiesByName["Quake"]?.uniquenessConstraints == [
+                ["code"], ["magnitude.scale", "magnitude.recordedAt"],
+            ])
+        #expect(read.configurations == ["Catalog"])
+        #expect(read.entities(forConfigurationName: "Catalog")?.map(\.name) == ["Quake"])
+        #expect(read.versionIdentifiers == ["3", "3.1"])
+    }
+}

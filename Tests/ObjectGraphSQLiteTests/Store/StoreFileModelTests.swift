@@ -56,6 +56,22 @@ struct StoreFileModelTests {
         #expect(keyPath.attributesByName["isEphemeral"]?.defaultValue as? Bool == false)
         #expect(model.entitiesByName["Event"]?.attributesByName["startDate"]?.isIndexed == true)
         #expect(model.entitiesByName["Event"]?.attributesByName["confidence"]?.isIndexed == false)
+        // Uniqueness constraints (NSUniqueTuples), configurations and the version identifier.
+        let constraints = Dictionary(
+            uniqueKeysWithValues: model.entities.filter { !$0.uniquenessConstraints.isEmpty }.map {
+                ($0.name, $0.uniquenessConstraints)
+            })
+        #expect(
+            constraints == [
+                "Object": [["uuid"]], "StructuredMetadata": [["metadataHash"]], "KeyValue": [["domain", "key"]],
+                "SyncPeer": [["uuid"]],
+            ])
+        #expect(model.configurations.sorted() == ["CloudKit", "Local"])
+        #expect(
+            Set(model.entities(forConfigurationName: "CloudKit")?.map(\.name) ?? [])
+                == ["AdditionChangeSet", "DeletionChangeSet"])
+        #expect(model.entities(forConfigurationName: "Local")?.count == 15)
+        #expect(model.versionIdentifiers == ["28"])
         // Fetch indexes (NSFetchIndexDescription), compound ones in order; 9 in the cache.
         #expect(model.entities.reduce(0) { $0 + $1.indexes.count } == 9)
         #expect(
