@@ -51,7 +51,9 @@ extension MigrationManager {
                 destination.setValue(nil, forKey: key)
                 return
             }
-            if let converted = attribute.coerce(value) {
+            // A composite keeps the elements its new version still has.
+            let kept = (attribute as? CompositeAttributeDescription)?.keepingElements(of: value) ?? value
+            if let converted = attribute.coerce(kept) {
                 destination.setValue(converted, forKey: key)
             } else if attribute.attributeType == .string {
                 destination.setValue(String(describing: value), forKey: key)

@@ -76,6 +76,29 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
         return result
     }
 
+    /// A value with only the keys that name elements (nested composites likewise): what a migration keeps of a
+    /// value written with an earlier version of the composite. `nil` when the value is not a dictionary.
+    package func keepingElements(of value: Any) -> [String: Any]? {
+        let entries: [String: Any]
+        if let dictionary = value as? [String: any Sendable] {
+            entries = dictionary.mapValues { $0 as Any }
+        } else if let dictionary = value as? [String: Any] {
+            entries = dictionary
+        } else {
+            return nil
+        }
+        var kept: [String: Any] = [:]
+        for (key, entry) in entries {
+            guard let element = element(named: key) else { continue }
+            if let nested = element as? CompositeAttributeDescription {
+                kept[key] = nested.keepingElements(of: entry)
+            } else {
+                kept[key] = entry
+            }
+        }
+        return kept
+    }
+
     /// The leaves of the composite, depth first in element order: each with its path below the composite
     /// (`["coordinate", "latitude"]`) and its attribute.
     public var leafElements: [(path: [String], attribute: AttributeDescription)] {
