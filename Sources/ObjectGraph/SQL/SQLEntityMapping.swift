@@ -78,8 +78,9 @@ package struct SQLWrittenColumn {
     /// What a column binds: an attribute's value, or a to-one relationship's key or destination entity number.
     package enum Source {
         case attribute(ColumnKind)
-        /// An element of the composite attribute the key names, at a path below it.
-        case compositeElement(ColumnKind, path: [String])
+        /// An element of the composite attribute the key names, at ``SQLWrittenColumn/elementPath`` below it (the
+        /// cases carry no reference, so that a save loop copies them bit for bit).
+        case compositeElement(ColumnKind)
         case foreignKey
         case foreignEntity
     }
@@ -89,11 +90,14 @@ package struct SQLWrittenColumn {
     /// The record key the value comes from (a relationship's name for its key and entity columns).
     package let key: String
     package let source: Source
+    /// For a composite's element: its path below the composite (`["coordinate", "latitude"]`).
+    package let elementPath: [String]
 
-    package init(name: String, key: String, source: Source) {
+    package init(name: String, key: String, source: Source, elementPath: [String] = []) {
         self.name = name
         self.key = key
         self.source = source
+        self.elementPath = elementPath
     }
 }
 
@@ -107,7 +111,7 @@ extension SQLEntityMapping {
                 columns.append(
                     SQLWrittenColumn(
                         name: column.name, key: composite.name,
-                        source: .compositeElement(column.kind, path: column.elementPath)))
+                        source: .compositeElement(column.kind), elementPath: column.elementPath))
                 continue
             }
             columns.append(

@@ -370,9 +370,10 @@ final class PostgresRowWriter {  // a class: it keeps the row positions of the l
                 return .text(String(decoding: data, as: UTF8.self))
             }
             return stored
-        case .compositeElement(let kind, let path):
+        case .compositeElement(let kind):
             let element = SQLWrittenColumn(name: column.name, key: column.key, source: .attribute(kind))
-            return try self.value(CompositeAttributeDescription.value(at: path, in: value), of: element, schema: schema)
+            let elementValue = CompositeAttributeDescription.value(at: column.elementPath, in: value)
+            return try self.value(elementValue, of: element, schema: schema)
         case .foreignKey:
             return (value as? ManagedObjectID).map { .integer($0.referenceKey) } ?? .null
         case .foreignEntity:

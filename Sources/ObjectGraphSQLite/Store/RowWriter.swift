@@ -22,6 +22,8 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     /// How each source binds its value, by source position (apart from the names, so that binding a row by
     /// position retains no name).
     private let bindings: [Binding]
+    /// The path of each composite element's value below its composite, by source position (empty for the others).
+    private let elementPaths: [[String]]
     /// Finds attribute sources by a record's keys without hashing; `nil` when two names share a slot.
     private let matcher: KeyMatcher?
     /// For records that keep their values as rows: the row position of each source (-1 for none) in rows laid out
@@ -51,6 +53,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         number = mapping.number
         self.names = names
         self.bindings = bindings
+        elementPaths = written.map(\.elementPath)
         matcher = KeyMatcher(zip(names, bindings).map { name, binding in
             if case .attribute = binding { return name }
             return nil
@@ -67,7 +70,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         }
         guard let matcher else {
             for index in bindings.indices {
-                try bindValue(record[names[index]], binding: bindings[index], to: statement,
+                try bindValue(record[names[index]], binding: bindings[index], source: index, to: statement,
                               at: first + Int32(index), schema: schema)
             }
             return next
@@ -88,8 +91,8 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
                 values.formIndex(after: &entry)
             }
             for position in bindings.indices where !isBound[position] {
-                try bindValue(record[names[position]], binding: bindings[position], to: statement,
-                              at: first + Int32(position), schema: schema)
+                try bindValue(record[names[position]], binding: bindings[position], source: position,
+                              to: statement, at: first + Int32(position), schema: schema)
             }
         }
         return next
@@ -113,12 +116,13 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
                 try statement.bindNull(at: parameter)
                 continue
             }
-            try bindValue(row[position], binding: bindings[index], to: statement, at: parameter, schema: schema)
+            try bindValue(
+                row[position], binding: bindings[index], source: index, to: statement, at: parameter, schema: schema)
         }
     }
 
-    /// Binds one source's value (NULL for `nil`).
-    private func bindValue(_ value: (any Sendable)?, binding: Binding, to statement: SQLiteStatement,
+    /// Binds one source's value (NULL for `nil`); `source` is its position.
+    private func bindValue(_ value: (any Sendable)?, binding: Binding, source: Int, to statement: SQLiteStatement,
                            at parameter: Int32, schema: SQLSchema) throws {
         guard let value else {
             try statement.bindNull(at: parameter)
@@ -127,8 +131,8 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         switch binding {
         case .attribute(let kind):
             try ValueCoding.bind(value, kind: kind, to: statement, at: parameter)
-        case .compositeElement(let kind, let path):
-            if let element = CompositeAttributeDescription.value(at: path, in: value) {
+        case .compositeElement(let kind):
+            if let element = CompositeAttributeDescription.value(at: elementPaths[source], in: value) {
                 try ValueCoding.bind(element, kind: kind, to: statement, at: parameter)
             } else {
                 try statement.bindNull(at: parameter)
