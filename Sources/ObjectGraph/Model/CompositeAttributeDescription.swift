@@ -9,9 +9,9 @@ import Foundation
 ///     AttributeDescription(name: "richter", type: .double),
 ///     AttributeDescription(name: "scale", type: .string),
 /// ])
-/// quake.entity.properties.append(magnitude)
+/// quakeEntity.properties.append(magnitude)
 /// quake.setValue(["richter": 4.6, "scale": "ML"], forKey: "magnitude")
-/// request.predicate = ObjectPredicate(format: "magnitude.richter > 4.5")
+/// request.predicate = try ObjectPredicate(format: "magnitude.richter > 4.5")
 /// ```
 ///
 /// Elements may be composites themselves (`location.coordinate.latitude`). Values set are converted element by
@@ -19,8 +19,9 @@ import Foundation
 /// composite whose elements are all nil reads back as nil from a SQLite store (its columns cannot tell the two
 /// apart).
 ///
-/// Stores: the SQLite store keeps each element in a column of its own, `Z` + the composite's name + `_` + the
-/// element's name, upper-cased (`ZMAGNITUDE_RICHTER`); the in-memory, XML and binary stores keep the dictionary.
+/// Stores: the SQLite and PostgreSQL stores keep each element in a column of its own, `Z` + the composite's name +
+/// `_` + the element's name, upper-cased (`ZMAGNITUDE_RICHTER`); the in-memory and binary stores keep the
+/// dictionary, the XML store a binary property list of it.
 public final class CompositeAttributeDescription: AttributeDescription, @unchecked Sendable {  // frozen with its model
     /// The attributes the composite is made of, in order.
     public var elements: [AttributeDescription] = [] { didSet { checkMutable() } }
@@ -57,14 +58,7 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
     /// elements' canonical types (nested composites included). `nil` when the value is not a dictionary, names a key
     /// that is not an element, or holds a value its element cannot take.
     override func coerce(_ value: Any) -> (any Sendable)? {
-        let entries: [(String, Any)]
-        if let dictionary = value as? [String: any Sendable] {
-            entries = dictionary.map { ($0.key, $0.value as Any) }
-        } else if let dictionary = value as? [String: Any] {
-            entries = dictionary.map { ($0.key, $0.value) }
-        } else {
-            return nil
-        }
+        guard let entries = Self.entries(of: value) else { return nil }
         var result: [String: any Sendable] = [:]
         for (key, raw) in entries {
             guard let element = element(named: key) else { return nil }
@@ -79,14 +73,7 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
     /// A value with only the keys that name elements (nested composites likewise): what a migration keeps of a
     /// value written with an earlier version of the composite. `nil` when the value is not a dictionary.
     package func keepingElements(of value: Any) -> [String: Any]? {
-        let entries: [String: Any]
-        if let dictionary = value as? [String: any Sendable] {
-            entries = dictionary.mapValues { $0 as Any }
-        } else if let dictionary = value as? [String: Any] {
-            entries = dictionary
-        } else {
-            return nil
-        }
+        guard let entries = Self.entries(of: value) else { return nil }
         var kept: [String: Any] = [:]
         for (key, entry) in entries {
             guard let element = element(named: key) else { continue }
@@ -97,6 +84,12 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
             }
         }
         return kept
+    }
+
+    /// The entries of a value given for a composite: a dictionary of either kind; `nil` for anything else.
+    private static func entries(of value: Any) -> [String: Any]? {
+        if let dictionary = value as? [String: any Sendable] { return dictionary.mapValues { $0 as Any } }
+        return value as? [String: Any]
     }
 
     /// The leaves of the composite, depth first in element order: each with its path below the composite
