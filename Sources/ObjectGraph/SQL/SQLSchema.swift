@@ -207,6 +207,9 @@ package final class SQLSchema {
         for table in tables.values {
             guard let existing = table.existingColumns, !existing.isEmpty else { continue }
             let mappings = table.root.selfAndDescendants.compactMap { entities[$0.name] }
+            // Every store open comes here: nothing is built for a table whose element columns are all found.
+            guard mappings.contains(where: { $0.attributes.contains { $0.composite != nil && !table.has($0.name) } })
+            else { continue }
             var claimed: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
             for mapping in mappings {
                 claimed.formUnion(mapping.attributes.map { $0.name.uppercased() })

@@ -8,18 +8,27 @@ import Testing
 /// How the SQLite store lays out composite attributes: a column per element, queried, sorted and indexed in SQL.
 @Suite("SQLite store: composite attributes")
 struct CompositeColumnsTests {
-    @Test func eachElementHasAColumnThatSQLFiltersAndSorts() throws {
+    /// A SQLite store at `url` holding the three quakes, saved, with its coordinator.
+    @discardableResult
+    static func savedQuakes(at url: URL, model: ManagedObjectModel = QuakeModel.model()) throws -> (
+        coordinator: PersistentStoreCoordinator, store: PersistentStore
+    ) {
         SQLiteStore.register()
-        let folder = TemporaryFolder()
-        let url = folder.file("quakes.sqlite")
-        let model = QuakeModel.model()
-        let quake = try #require(model.entitiesByName["Quake"])
-        quake.indexes = [FetchIndexDescription(name: "byRichter", propertyNames: ["magnitude.richter"])]
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
         let context = ManagedObjectContext(coordinator: coordinator)
         QuakeModel.insertQuakes(into: context)
         try context.save()
+        return (coordinator, store)
+    }
+
+    @Test func eachElementHasAColumnThatSQLFiltersAndSorts() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("quakes.sqlite")
+        let model = QuakeModel.model()
+        let quake = try #require(model.entitiesByName["Quake"])
+        quake.indexes = [FetchIndexDescription(name: "byRichter", propertyNames: ["magnitude.richter"])]
+        let (coordinator, store) = try Self.savedQuakes(at: url, model: model)
 
         #expect(
             try rawRows(
@@ -48,14 +57,9 @@ struct CompositeColumnsTests {
 
 extension CompositeColumnsTests {
     @Test func aStoreGivesBackItsCompositesWithoutTheModel() throws {
-        SQLiteStore.register()
         let folder = TemporaryFolder()
         let url = folder.file("quakes.sqlite")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
-        try coordinator.addPersistentStore(type: .sqlite, at: url)
-        let context = ManagedObjectContext(coordinator: coordinator)
-        QuakeModel.insertQuakes(into: context)
-        try context.save()
+        try Self.savedQuakes(at: url)
 
         let read = try ManagedObjectModel(contentsOfStoreAt: url)
         #expect(read.entityVersionHashesByName == QuakeModel.model().entityVersionHashesByName)
@@ -79,16 +83,9 @@ extension CompositeColumnsTests {
     /// A file that names element columns its own way (another Core Data's naming; none was at hand): the store
     /// takes the one unclaimed column that fits, reads and filters through it.
     @Test func elementColumnsNamedOtherwiseAreFound() throws {
-        SQLiteStore.register()
         let folder = TemporaryFolder()
         let url = folder.file("quakes.sqlite")
-        do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: QuakeModel.model())
-            try coordinator.addPersistentStore(type: .sqlite, at: url)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            QuakeModel.insertQuakes(into: context)
-            try context.save()
-        }
+        try Self.savedQuakes(at: url)
         do {
             let connection = try SQLiteConnection(path: url.path)
             try connection.execute("ALTER TABLE ZQUAKE RENAME COLUMN ZMAGNITUDE_RICHTER TO ZMAGNITUDERICHTER")
