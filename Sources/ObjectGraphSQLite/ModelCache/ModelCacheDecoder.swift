@@ -126,6 +126,9 @@ enum ModelCacheDecoder {
             }
             attribute.valueTransformerName = archive.string(object, "NSValueTransformerName")
             attribute.attributeValueClassName = archive.string(object, "NSAttributeValueClassName")
+            let flags = archive.resolve(object.values[ModelCacheEncoder.attributeFlagsKey])?.integer ?? 0
+            attribute.allowsExternalBinaryDataStorage = flags & ModelCacheEncoder.externalStorageFlag != 0
+            attribute.preservesValueInHistoryOnDeletion = flags & ModelCacheEncoder.preservesValueFlag != 0
             if let value = defaultValue(object, archive: archive) {
                 attribute.defaultValue = attribute.attributeType.coerce(value)
             }

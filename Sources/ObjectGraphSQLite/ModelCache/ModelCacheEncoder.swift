@@ -12,6 +12,13 @@ enum ModelCacheEncoder {
     /// The metadata key of ObjectGraph's own model cache. Not `Z_MODELCACHE`: Core Data reads that table when it
     /// migrates a store whose model it cannot find, and this archive lacks most of what Core Data's own holds.
     static let metadataKey = "ObjectGraphModelCache"
+    /// An attribute's flags in Core Data's archive (`NSAttributeDescription`'s coder writes them as one integer):
+    /// ``externalStorageFlag`` for `allowsExternalBinaryDataStorage`, ``preservesValueFlag`` for
+    /// `preservesValueInHistoryOnDeletion` (0x20, file-backed futures, has no counterpart here). Real caches agree:
+    /// knowledgeC's CloudKit record fields, kept in deletions' tombstones, carry 0x10.
+    static let attributeFlagsKey = "NSFlagsKey"
+    static let externalStorageFlag: Int64 = 0x4
+    static let preservesValueFlag: Int64 = 0x10
     /// The key of a derived attribute's derivation, as its format string (Core Data's own key is not known).
     static let derivationKey = "_ObjectGraphDerivationFormat"
 
@@ -99,6 +106,9 @@ enum ModelCacheEncoder {
             let code = ModelCacheDecoder.attributeTypeCodes.first { $0.type == attribute.attributeType }?.code ?? 0
             values["NSAttributeType"] = .integer(code)
             if let name = attribute.valueTransformerName { values["NSValueTransformerName"] = writer.string(name) }
+            values[Self.attributeFlagsKey] = .integer(
+                (attribute.allowsExternalBinaryDataStorage ? Self.externalStorageFlag : 0)
+                    | (attribute.preservesValueInHistoryOnDeletion ? Self.preservesValueFlag : 0))
             if let name = attribute.attributeValueClassName {
                 values["NSAttributeValueClassName"] = writer.string(name)
             }

@@ -72,6 +72,16 @@ struct StoreFileModelTests {
                 == ["AdditionChangeSet", "DeletionChangeSet"])
         #expect(model.entities(forConfigurationName: "Local")?.count == 15)
         #expect(model.versionIdentifiers == ["28"])
+        // The attributes' flags (NSFlagsKey): the CloudKit record fields are kept in deletions' tombstones; no
+        // binary attribute allows external storage.
+        #expect(
+            model.entitiesByName["DeletionChangeSet"]?.attributesByName["ckRecordSystemFields"]?
+                .preservesValueInHistoryOnDeletion == true)
+        #expect(
+            model.entitiesByName["DeletionChangeSet"]?.attributesByName["changeSet"]?
+                .preservesValueInHistoryOnDeletion == false)
+        #expect(
+            !model.entities.flatMap(\.attributesByName.values).contains { $0.allowsExternalBinaryDataStorage })
         // Fetch indexes (NSFetchIndexDescription), compound ones in order; 9 in the cache.
         #expect(model.entities.reduce(0) { $0 + $1.indexes.count } == 9)
         #expect(
