@@ -6,8 +6,19 @@ extension PersistentStoreCoordinator {
     /// The files beside a store file that belong to it: SQLite's journal companions and a file store's history.
     static let companionSuffixes = journalSuffixes + ["-history"]
 
+    /// The folder Core Data keeps beside an SQLite store file for what does not go in it (external binary data in
+    /// `_EXTERNAL_DATA`): `.<file name without extension>_SUPPORT`, as `.Schedule_SUPPORT` for `Schedule.sqlite`;
+    /// `nil` for an in-memory database.
+    package static func supportFolder(forStoreAt path: String) -> String? {
+        guard !path.isEmpty, path != ":memory:" else { return nil }
+        let url = URL(fileURLWithPath: path)
+        let name = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT").path
+    }
+
     /// Deletes a store's file and the files that belong to it (Core Data's
-    /// `destroyPersistentStore(at:type:options:)`).
+    /// `destroyPersistentStore(at:type:options:)`), an SQLite store's support folder of external binary data
+    /// included.
     ///
     /// A store of this coordinator at `url` is removed from it first; its objects become invalid in every context.
     /// Destroying a store that has no file (none was ever written, or an in-memory store) does nothing. Other
@@ -31,6 +42,17 @@ extension PersistentStoreCoordinator {
         for suffix in Self.companionSuffixes + [""] {
             try Self.deleteIfPresent(url.path + suffix, storeURL: url)
         }
+        // An SQLite store's support folder (its external binary data) goes with it, as with Core Data.
+        if type == .sqlite, let support = Self.supportFolder(forStoreAt: url.path),
+            FileManager.default.fileExists(atPath: support)
+        {
+            do {
+                try FileManager.default.removeItem(atPath: support)
+            } catch {
+                throw StoreError(
+                    code: .io, message: "Could not delete \(support): \(error)", context: ErrorContext(storeURL: url))
+            }
+        }
     }
 
     /// Replaces the store file at `destinationURL` with a copy of the store at `sourceURL`, of the same type (Core
@@ -38,7 +60,8 @@ extension PersistentStoreCoordinator {
     /// restoring a backup, or putting a seeded store in place.
     ///
     /// The source is read first as a store of `type` with this coordinator's model, so a file that is not one
-    /// changes nothing. The source's files (the store file, its write-ahead log and history) are copied beside the
+    /// changes nothing. The source's files (the store file, its write-ahead log and history, an SQLite store's
+    /// support folder of external binary data) are copied beside the
     /// destination first; then the destination's own files are renamed aside, the copies renamed into place (the
     /// store file last) and the set-aside files deleted. A failure before the last step puts the destination's
     /// files back as they were, so the destination never holds one store's file with another's log. The copy keeps
@@ -88,17 +111,34 @@ extension PersistentStoreCoordinator {
         let token = UUID().uuidString
         let staging = folder.appendingPathComponent(".\(destination.lastPathComponent).replacing-\(token)").path
         let aside = folder.appendingPathComponent(".\(destination.lastPathComponent).replaced-\(token)").path
-        // The source's files that come along (the store file last), and the destination's that go.
-        let incoming = ["-wal", "-history"].filter { FileManager.default.fileExists(atPath: source.path + $0) } + [""]
-        let outgoing = (Self.companionSuffixes + [""]).filter {
-            (try? FileManager.default.attributesOfItem(atPath: destination.path + $0)) != nil
+        // The source's files that come along (the store file last), and the destination's that go. An SQLite
+        // store's support folder (its external binary data) is one of them, under its own name.
+        var sourcePaths = ["-wal", "-history"].map { source.path + $0 }
+        var destinationPaths = ["-wal", "-history"].map { destination.path + $0 }
+        var outgoingPaths = Self.companionSuffixes.map { destination.path + $0 }
+        if type == .sqlite, let from = Self.supportFolder(forStoreAt: source.path),
+            let to = Self.supportFolder(forStoreAt: destination.path)
+        {
+            sourcePaths.append(from)
+            destinationPaths.append(to)
+            outgoingPaths.append(to)
         }
-        defer { for suffix in incoming { try? FileManager.default.removeItem(atPath: staging + suffix) } }
-        for suffix in incoming {
+        sourcePaths.append(source.path)
+        destinationPaths.append(destination.path)
+        outgoingPaths.append(destination.path)
+        // (source, staged copy, destination) of each file that comes along.
+        let incoming = zip(sourcePaths, destinationPaths).enumerated().filter {
+            FileManager.default.fileExists(atPath: $0.element.0) || $0.element.0 == source.path
+        }.map { (from: $0.element.0, staged: staging + "-\($0.offset)", to: $0.element.1) }
+        let outgoing = outgoingPaths.enumerated().filter {
+            (try? FileManager.default.attributesOfItem(atPath: $0.element)) != nil
+        }.map { (path: $0.element, aside: aside + "-\($0.offset)") }
+        defer { for file in incoming { try? FileManager.default.removeItem(atPath: file.staged) } }
+        for file in incoming {
             do {
-                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: staging + suffix)
+                try FileManager.default.copyItem(atPath: file.from, toPath: file.staged)
             } catch {
-                throw ioError("Could not copy \(source.path + suffix) beside \(destination.path): \(error).")
+                throw ioError("Could not copy \(file.from) beside \(destination.path): \(error).")
             }
         }
         // Renames done so far, undone in reverse order when a later one fails.
@@ -119,9 +159,9 @@ extension PersistentStoreCoordinator {
             }
             done.append((from, to))
         }
-        for suffix in outgoing { try move(destination.path + suffix, aside + suffix) }
-        for suffix in incoming { try move(staging + suffix, destination.path + suffix) }
-        for suffix in outgoing { try? FileManager.default.removeItem(atPath: aside + suffix) }
+        for file in outgoing { try move(file.path, file.aside) }
+        for file in incoming { try move(file.staged, file.to) }
+        for file in outgoing { try? FileManager.default.removeItem(atPath: file.aside) }
     }
 
     /// The error for a store URL that names no file (a PostgreSQL server's, say): there are no files to delete or

@@ -21,7 +21,9 @@ public class AttributeDescription: PropertyDescription, @unchecked Sendable {  /
     public var attributeValueClassName: String? { didSet { checkMutable() } }
     /// Whether generated code should use scalar types (kept for model round trips).
     public var usesScalarValueType: Bool = false { didSet { checkMutable() } }
-    /// Whether the attribute may be stored outside the store file (kept for model round trips).
+    /// Whether a binary data attribute's values may be stored in files beside the store file (Xcode's "Allows
+    /// External Storage"): the SQLite store keeps them as Core Data does, in `.<store>_SUPPORT/_EXTERNAL_DATA` from
+    /// 128 KB; other stores keep them inline. Default `false`.
     public var allowsExternalBinaryDataStorage: Bool = false { didSet { checkMutable() } }
     /// Whether persistent history keeps the attribute's last value in the tombstone of a deleted object
     /// (`PersistentHistoryChange/tombstone`; Xcode's "Preserve After Deletion"). Default `false`.

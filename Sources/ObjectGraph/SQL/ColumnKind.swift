@@ -14,6 +14,10 @@ package enum ColumnKind: Sendable, Equatable {
     case string
     case date
     case data
+    /// Binary data of an attribute that allows external storage
+    /// (``AttributeDescription/allowsExternalBinaryDataStorage``): in SQLite, Core Data's form (a marker byte, then
+    /// the bytes or the name of a file beside the store); in other SQL stores, as ``data``.
+    case externalData
     case uuid
     case url
     case objectID
@@ -38,6 +42,16 @@ package enum ColumnKind: Sendable, Equatable {
         }
     }
 
+    /// The kind of an attribute's column: its type's, or ``externalData`` for binary data that may be stored
+    /// outside the store.
+    package init(_ attribute: AttributeDescription) {
+        if attribute.attributeType == .binaryData, attribute.allowsExternalBinaryDataStorage {
+            self = .externalData
+        } else {
+            self.init(attribute.attributeType)
+        }
+    }
+
     /// The declared SQL type, as Core Data declares it.
     package var declaredType: String {
         switch self {
@@ -46,7 +60,7 @@ package enum ColumnKind: Sendable, Equatable {
         case .decimal: "DECIMAL"
         case .string, .url, .objectID: "VARCHAR"
         case .date: "TIMESTAMP"
-        case .data, .uuid, .transformable: "BLOB"
+        case .data, .externalData, .uuid, .transformable: "BLOB"
         }
     }
 
@@ -55,7 +69,8 @@ package enum ColumnKind: Sendable, Equatable {
     package var isComparableInSQL: Bool {
         switch self {
         case .integer, .real, .float, .boolean, .string, .date, .data, .uuid, .url: true
-        case .decimal, .objectID, .transformable: false
+        // Data stored outside the store is compared by its marker and file name, not its bytes.
+        case .decimal, .objectID, .transformable, .externalData: false
         }
     }
 

@@ -36,6 +36,8 @@ extension PredicateSQLCompiler {
         case .date(let date):
             return kind == .date ? .value(.real(date.timeIntervalSinceReferenceDate)) : .mismatch
         case .data(let data):
+            // Data that may be stored outside the store is compared in memory, by its bytes.
+            if kind == .externalData { return .unsupported }
             return kind == .data ? .value(.blob(data)) : .mismatch
         case .uuid(let uuid):
             return kind == .uuid ? .value(.blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })) : .mismatch

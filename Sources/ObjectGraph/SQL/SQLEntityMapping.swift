@@ -39,7 +39,7 @@ package struct AttributeColumn {
     package let elementPath: [String]
     /// The attribute's name, or the element's key path from the entity (`magnitude.richter`).
     package let keyPath: String
-    package var kind: ColumnKind { ColumnKind(attribute.attributeType) }
+    package var kind: ColumnKind { ColumnKind(attribute) }
 
     package init(
         name: String, attribute: AttributeDescription, composite: CompositeAttributeDescription? = nil,

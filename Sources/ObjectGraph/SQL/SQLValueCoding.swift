@@ -40,7 +40,7 @@ package enum SQLValueCoding {
             if let string = value as? String { return .text(normalized(string)) }
         case .date:
             if let date = value as? Date { return .real(date.timeIntervalSinceReferenceDate) }
-        case .data:
+        case .data, .externalData:
             if let data = value as? Data { return .blob(data) }
         case .uuid:
             if let uuid = value as? UUID { return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) }) }
@@ -75,7 +75,7 @@ package enum SQLValueCoding {
         case (.decimal, .blob(let data)):
             return Decimal(string: String(decoding: data, as: UTF8.self), locale: Locale(identifier: "en_US_POSIX"))
         case (.string, .text(let text)): return text
-        case (.data, .blob(let data)): return data
+        case (.data, .blob(let data)), (.externalData, .blob(let data)): return data
         case (.uuid, .blob(let data)):
             guard data.count == 16 else { return nil }
             return data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }

@@ -64,6 +64,8 @@ final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     let path: String
     let configuration: Configuration
+    /// How the file keeps binary data that may be stored outside it (shared with the connection's statements).
+    let externalData: ExternalBinaryData
     private var statementCache: [String: SQLiteStatement] = [:]
     /// The nesting depth of ``inTransaction(_:)``.
     var transactionDepth = 0
@@ -79,6 +81,7 @@ final class SQLiteConnection {
     init(path: String, configuration: Configuration = Configuration()) throws(SQLiteError) {
         self.path = path
         self.configuration = configuration
+        externalData = ExternalBinaryData(databasePath: path)
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         switch configuration.mode {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
@@ -258,7 +261,7 @@ final class SQLiteConnection {
 
     /// Prepares a new statement that is not cached.
     func makeStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        try SQLiteStatement(db: openHandle(), sql: sql)
+        try SQLiteStatement(db: openHandle(), sql: sql, externalData: externalData)
     }
 
     /// The number of statements in the cache.

@@ -36,8 +36,10 @@ final class SQLiteStatement {
     let handle: OpaquePointer
     let sql: String
     private let db: OpaquePointer
+    /// Its connection's way of keeping binary data that may be stored outside the file.
+    let externalData: ExternalBinaryData
 
-    init(db: OpaquePointer, sql: String) throws(SQLiteError) {
+    init(db: OpaquePointer, sql: String, externalData: ExternalBinaryData) throws(SQLiteError) {
         // The tail pointer points into the C string, so it is checked while that string is alive.
         let (code, handle, hasTail) = sql.withCString { text -> (Int32, OpaquePointer?, Bool) in
             var handle: OpaquePointer?
@@ -64,6 +66,7 @@ final class SQLiteStatement {
         self.handle = handle
         self.sql = sql
         self.db = db
+        self.externalData = externalData
     }
 
     deinit {

@@ -12,6 +12,7 @@ import ObjectGraph
 /// | decimal | its text in a `DECIMAL` column (NUMERIC affinity: values of up to 15 significant digits become numbers); longer decimals as a BLOB of their text, so nothing is lost. Predicates on decimals are evaluated in memory |
 /// | string | TEXT, normalized to NFC (Swift's `String` equality is canonical equivalence, so values compare equal after a round trip, and SQL comparisons match Swift's) |
 /// | binary data, UUID | BLOB (a UUID is its 16 bytes) |
+/// | binary data allowing external storage | BLOB in Core Data's form: a marker byte, then the bytes or a file's name (``ExternalBinaryData``) |
 /// | URI | TEXT (the absolute string) |
 /// | object ID | TEXT (the URI) |
 /// | transformable | BLOB: a binary property list of the value |
@@ -41,6 +42,9 @@ enum ValueCoding {
         case .date:
             guard let value = value as? Date else { return false }
             try statement.bind(value.timeIntervalSinceReferenceDate, at: index)
+        case .externalData:
+            guard let value = value as? Data else { return false }
+            try statement.bind(.blob(try statement.externalData.storedValue(of: value)), at: index)
         case .string:
             guard let value = value as? String else { return false }
             try statement.bind(SQLValueCoding.normalized(value), at: index)
@@ -76,6 +80,10 @@ enum ValueCoding {
             return statement.string(at: index)
         case .data:
             return statement.data(at: index)
+        case .externalData:
+            guard let bytes = sqlite3_column_blob(statement.handle, index) else { return Data() }
+            let count = Int(sqlite3_column_bytes(statement.handle, index))
+            return statement.externalData.value(stored: UnsafeRawBufferPointer(start: bytes, count: count))
         case .uuid:
             guard let data = statement.data(at: index), data.count == 16 else {
                 return statement.string(at: index).flatMap(UUID.init(uuidString:))

@@ -26,6 +26,8 @@ extension SQLiteStore {
         for (key, value) in metadata.values { values[key] = value }
         values["NSStoreModelVersionHashesVersion"] = 3
         values[ModelCacheEncoder.metadataKey] = ModelCacheEncoder.compressedArchive(of: model)
+        // A file this store wrote before it kept external binary data in Core Data's form stays as it is.
+        values[Self.externalDataFormatKey] = connection?.externalData.usesMarkers ?? true ? 1 : nil
         let plist: Data
         do {
             plist = try PropertyListSerialization.data(fromPropertyList: values, format: .binary, options: 0)

@@ -64,7 +64,7 @@ extension SQLiteStore {
                                                        storeURL: url))
             }
             let update = try connection.prepare("UPDATE \(quoted(table.name)) SET \(quoted(column.name)) = ?")
-            try update.bind([try SQLValueCoding.sqlValue(value, kind: ColumnKind(attribute.attributeType))])
+            try ValueCoding.bind(value, kind: ColumnKind(attribute), to: update, at: 1)
             try update.run()
         }
     }

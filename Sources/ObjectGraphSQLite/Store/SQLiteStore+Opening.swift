@@ -58,12 +58,15 @@ extension SQLiteStore {
             try SQLiteConnection(path: path, configuration: configuration(mode: isReadOnly ? .readOnly : .readWrite))
         }
         self.connection = connection
+        readExternalDataFormat()
         schema = SQLSchema(model: model, configurationName: configurationName, numbers: inspection.entityNumbers)
         try StoreErrorFactory.converting(url: url, doing: "reading the store's tables") {
             try introspectColumns()
         }
         try migrateIfNeeded(knownNumbers: inspection.entityNumbers)
         try StoreErrorFactory.converting(url: url, doing: "reading the store's tables") { try findEmptyTables() }
+        // Files left unnamed by saves that never swept (a crash, another program's saves) go now.
+        sweepExternalData()
     }
 
     /// Reads the tables, metadata and entity numbers through a read-only connection.

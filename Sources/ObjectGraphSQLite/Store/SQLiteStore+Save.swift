@@ -53,6 +53,7 @@ extension SQLiteStore {
         do {
             try StoreErrorFactory.converting(url: url, doing: "saving") {
                 try checkVersions(changes)
+                sweepsExternalDataAfterCommit = mayOrphanExternalData(changes)
                 try deleteRows(changes.deleted.map(\.objectID))
                 try writeRows(changes.inserted, inserting: true)
                 // Tables written to are asked about no more (their next fetch would find rows after asking).
@@ -87,6 +88,10 @@ extension SQLiteStore {
             }
             hasOpenSave = false
             commitCount += 1
+            if sweepsExternalDataAfterCommit {
+                sweepsExternalDataAfterCommit = false
+                sweepExternalData()
+            }
         } catch {
             rollBackSave()
             throw error
@@ -97,6 +102,7 @@ extension SQLiteStore {
     func rollBackSave() {
         guard hasOpenSave else { return }
         hasOpenSave = false
+        sweepsExternalDataAfterCommit = false
         if let connection, connection.isInTransaction { try? connection.execute("ROLLBACK") }
     }
 

@@ -72,6 +72,9 @@ public final class SQLiteStore: IncrementalStore, @unchecked Sendable {  // see 
     var madeIDs: StoreIDs?
     /// The `INSERT`/`UPDATE` writers, by entity number.
     var rowWriters: [Int64: RowWriter] = [:]
+    /// Whether the open save updated or deleted objects whose external binary data files may now be unnamed, so
+    /// that its commit sweeps them (`sweepExternalData()`).
+    var sweepsExternalDataAfterCommit = false
 
     /// Opens (or creates) the file and reads its metadata; migrates it first when the model changed and
     /// lightweight migration was requested.

@@ -1,0 +1,337 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphSQLite
+@testable import ObjectGraphTestSupport
+
+/// Binary data of attributes that allow external storage, kept as Core Data keeps it: a marker byte in the row,
+/// then the bytes or the name of a file in `.<store>_SUPPORT/_EXTERNAL_DATA`.
+@Suite("SQLite store: external binary data")
+struct ExternalBinaryDataTests {
+    /// Photos with an image that may be stored outside the file and a thumbnail that may not.
+    static func model() -> ManagedObjectModel {
+        let image = AttributeDescription(name: "image", type: .binaryData)
+        image.allowsExternalBinaryDataStorage = true
+        return ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "Photo",
+                properties: [
+                    AttributeDescription(name: "name", type: .string),
+                    image,
+                    AttributeDescription(name: "thumbnail", type: .binaryData),
+                ])
+        ])
+    }
+
+    /// `count` bytes that differ from run to run and from `seed` to `seed`.
+    static func bytes(_ count: Int, seed: UInt8) -> Data {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<count).map { index in index == 0 ? seed : UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    static func open(_ url: URL, options: PersistentStoreOptions = [:]) throws -> (
+        PersistentStoreCoordinator, ManagedObjectContext
+    ) {
+        SQLiteStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model())
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        return (coordinator, ManagedObjectContext(coordinator: coordinator))
+    }
+
+    /// The photos' names with their images, read through a new coordinator.
+    static func images(_ url: URL, options: PersistentStoreOptions = [:]) throws -> [String: Data?] {
+        let (_, context) = try open(url, options: options)
+        let photos = try context.fetch(FetchRequest(entityName: "Photo"))
+        return Dictionary(
+            uniqueKeysWithValues: photos.map {
+                ($0.value(forKey: "name") as? String ?? "", $0.value(forKey: "image") as? Data)
+            })
+    }
+
+    static func externalFolder(_ url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")
+    }
+
+    static func files(_ url: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: externalFolder(url).path)) ?? []).sorted()
+    }
+
+    /// Sets a file's modification time `seconds` into the past (older than a sweep's grace period).
+    static func age(_ path: String, by seconds: Int) {
+        let then = timespec(tv_sec: time(nil) - seconds, tv_nsec: 0)
+        var times = [then, then]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    }
+
+    @Test func smallValuesStayInTheRowAfterCoreDatasMarker() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let (_, context) = try Self.open(url)
+        let photo = context.insertNewObject(forEntityName: "Photo")
+        photo.setValue("small", forKey: "name")
+        photo.setValue(Data([0xDE, 0xAD, 0xBE, 0xEF]), forKey: "image")
+        photo.setValue(Data([0x01, 0x02]), forKey: "thumbnail")
+        try context.save()
+
+        // The image carries Core Data's inline marker; the thumbnail, which may not be stored outside, does not.
+        #expect(try rawRows(url, "SELECT hex(ZIMAGE), hex(ZTHUMBNAIL) FROM ZPHOTO") == ["01DEADBEEF|0102"])
+        #expect(try Self.images(url) == ["small": Data([0xDE, 0xAD, 0xBE, 0xEF])])
+        #expect(!FileManager.default.fileExists(atPath: Self.externalFolder(url).deletingLastPathComponent().path))
+    }
+
+    @Test func largeValuesGoToAFileTheRowNames() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let large = Self.bytes(300_000, seed: 7)
+        let (_, context) = try Self.open(url)
+        let photo = context.insertNewObject(forEntityName: "Photo")
+        photo.setValue("large", forKey: "name")
+        photo.setValue(large, forKey: "image")
+        let copy = context.insertNewObject(forEntityName: "Photo")
+        copy.setValue("copy", forKey: "name")
+        copy.setValue(large, forKey: "image")
+        try context.save()
+
+        // One file for the two equal values, named by a UUID, which the row holds after the marker 0x02 and
+        // before a NUL byte, as Core Data writes it.
+        let files = Self.files(url)
+        try #require(files.count == 1)
+        let name = files[0]
+        #expect(UUID(uuidString: name) != nil)
+        #expect(try Data(contentsOf: Self.externalFolder(url).appendingPathComponent(name)) == large)
+        let expected = "02" + Data(name.utf8).map { String(format: "%02X", $0) }.joined() + "00"
+        #expect(try rawRows(url, "SELECT hex(ZIMAGE) FROM ZPHOTO ORDER BY ZNAME") == [expected, expected])
+        #expect(try Self.images(url) == ["large": large, "copy": large])
+
+        // Saving an object again with its data unchanged writes no file.
+        photo.setValue("renamed", forKey: "name")
+        try context.save()
+        #expect(Self.files(url) == [name])
+        #expect(try Self.images(url)["renamed"] == large)
+    }
+
+    @Test func filesNoRowNamesAreDeletedOnceOld() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let (first, second) = (Self.bytes(200_000, seed: 1), Self.bytes(200_000, seed: 2))
+        let (_, context) = try Self.open(url)
+        let photo = context.insertNewObject(forEntityName: "Photo")
+        photo.setValue("p", forKey: "name")
+        photo.setValue(first, forKey: "image")
+        try context.save()
+        let firstFile = try #require(Self.files(url).first)
+
+        // A replaced value's file goes at the save once it is older than the grace period (a younger one may
+        // belong to another process's save in progress).
+        Self.age(Self.externalFolder(url).appendingPathComponent(firstFile).path, by: 3600)
+        photo.setValue(second, forKey: "image")
+        try context.save()
+        let secondFile = try #require(Self.files(url).first)
+        #expect(Self.files(url) == [secondFile] && secondFile != firstFile)
+
+        // A deleted object's young file stays until a later sweep finds it old: here, opening the store again.
+        context.delete(photo)
+        try context.save()
+        #expect(Self.files(url) == [secondFile])
+        Self.age(Self.externalFolder(url).appendingPathComponent(secondFile).path, by: 3600)
+        #expect(try Self.images(url).isEmpty)
+        #expect(Self.files(url).isEmpty)
+    }
+
+    @Test func aFileThatCannotBeWrittenFailsTheSaveAndChangesNothing() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let (_, context) = try Self.open(url)
+        // The support folder's name is taken by a file: the folder for the data cannot be made.
+        try Data("in the way".utf8).write(to: Self.externalFolder(url).deletingLastPathComponent())
+        let photo = context.insertNewObject(forEntityName: "Photo")
+        photo.setValue("large", forKey: "name")
+        photo.setValue(Self.bytes(150_000, seed: 3), forKey: "image")
+        #expect {
+            try context.save()
+        } throws: { error in
+            (error as? StoreError)?.code == .io
+                && (error as? StoreError)?.message.contains("_EXTERNAL_DATA") == true
+        }
+        #expect(try rawRows(url, "SELECT COUNT(*) FROM ZPHOTO") == ["0"])
+        #expect(context.hasChanges)
+    }
+
+    @Test func destroyingAndReplacingAStoreTakeItsFilesAlong() throws {
+        let folder = TemporaryFolder()
+        let source = folder.file("backup.sqlite")
+        let destination = folder.file("photos.sqlite")
+        let large = Self.bytes(140_000, seed: 4)
+        do {
+            let (coordinator, context) = try Self.open(source)
+            let photo = context.insertNewObject(forEntityName: "Photo")
+            photo.setValue("large", forKey: "name")
+            photo.setValue(large, forKey: "image")
+            try context.save()
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
+        try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source, type: .sqlite)
+        #expect(Self.files(destination) == Self.files(source) && Self.files(destination).count == 1)
+        #expect(try Self.images(destination) == ["large": large])
+
+        try coordinator.destroyPersistentStore(at: destination, type: .sqlite)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        #expect(
+            !FileManager.default.fileExists(atPath: Self.externalFolder(destination).deletingLastPathComponent().path))
+        #expect(Self.files(source).count == 1)
+    }
+
+    @Test func theStoresModelCacheKeepsTheFlag() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        _ = try Self.open(url)
+        let model = try ManagedObjectModel(contentsOfStoreAt: url)
+        let photo = try #require(model.entitiesByName["Photo"])
+        #expect(photo.attributesByName["image"]?.allowsExternalBinaryDataStorage == true)
+        #expect(photo.attributesByName["thumbnail"]?.allowsExternalBinaryDataStorage == false)
+    }
+}
+
+extension ExternalBinaryDataTests {
+    /// A store file as Core Data writes it (no model cache of ours in its metadata), with photos whose images are
+    /// kept in each of Core Data's forms.
+    static func writeCoreDataFile(at url: URL, rows: [(name: String, image: Data?)]) throws {
+        let connection = try SQLiteConnection(path: url.path)
+        defer { connection.close() }
+        try connection.execute(
+            "CREATE TABLE ZPHOTO (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, "
+                + "ZIMAGE BLOB, ZTHUMBNAIL BLOB)")
+        try connection.execute(
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        try connection.execute(
+            "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        try connection.execute("INSERT INTO Z_PRIMARYKEY VALUES (1, 'Photo', 0, \(rows.count))")
+        let plist = try PropertyListSerialization.data(
+            fromPropertyList: ["NSStoreType": "SQLite", "NSStoreUUID": UUID().uuidString], format: .binary, options: 0)
+        let metadata = try connection.prepare("INSERT INTO Z_METADATA VALUES (1, ?, ?)")
+        try metadata.bind([.text(UUID().uuidString), .blob(plist)])
+        try metadata.run()
+        let insert = try connection.prepare(
+            "INSERT INTO ZPHOTO (Z_PK, Z_ENT, Z_OPT, ZNAME, ZIMAGE) VALUES (?, 1, 1, ?, ?)")
+        for (index, row) in rows.enumerated() {
+            try insert.bind([.integer(Int64(index + 1)), .text(row.name), row.image.map { .blob($0) } ?? .null])
+            try insert.run()
+        }
+    }
+
+    @Test func readsTheFormsCoreDataWrites() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("Photos.sqlite")
+        let external = Self.externalFolder(url)
+        try FileManager.default.createDirectory(at: external, withIntermediateDirectories: true)
+        let stored = Self.bytes(200_000, seed: 5)
+        let name = UUID().uuidString
+        try stored.write(to: external.appendingPathComponent(name))
+        let orphans = (old: UUID().uuidString, young: UUID().uuidString)
+        try Data([1]).write(to: external.appendingPathComponent(orphans.old))
+        try Data([2]).write(to: external.appendingPathComponent(orphans.young))
+        Self.age(external.appendingPathComponent(orphans.old).path, by: 3600)
+        try Self.writeCoreDataFile(
+            at: url,
+            rows: [
+                ("inline", Data([1, 0xCA, 0xFE])),
+                ("file", Data([2]) + Data(name.utf8) + Data([0])),
+                ("missing", Data([2]) + Data(UUID().uuidString.utf8) + Data([0])),
+                ("no terminator", Data([2]) + Data(name.utf8)),
+                ("outside the folder", Data([2]) + Data("../../Photos.sqlite".utf8) + Data([0])),
+                ("empty", Data([1])),
+                ("none", nil),
+            ])
+
+        let images = try Self.images(url, options: [.ignoresModelVersion: true])
+        #expect(images["inline"] == Data([0xCA, 0xFE]))
+        #expect(images["file"] == stored)
+        #expect(images["no terminator"] == stored)
+        // A file that is not there, or a name that leaves the folder, reads as no value.
+        #expect(images["missing"] == .some(nil))
+        #expect(images["outside the folder"] == .some(nil))
+        #expect(images["empty"] == Data())
+        #expect(images["none"] == .some(nil))
+        // Opening it for writing swept the old file no row names; the young one and the named one stay.
+        #expect(Set(Self.files(url)) == [name, orphans.young])
+    }
+
+    @Test func aFileWrittenBeforeTheMarkersKeepsItsPlainBytes() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        do {
+            let (_, context) = try Self.open(url)
+            context.insertNewObject(forEntityName: "Photo").setValue("old", forKey: "name")
+            try context.save()
+        }
+        // As this store wrote such files before: its model cache in the metadata, without the format's key, and
+        // the plain bytes in the column (here starting with what would read as a marker).
+        let connection = try SQLiteConnection(path: url.path)
+        let row = try connection.makeStatement("SELECT Z_PLIST FROM Z_METADATA")
+        #expect(try row.step() == .row)
+        let stored = try #require(row.data(at: 0))
+        var metadata = try #require(
+            try PropertyListSerialization.propertyList(from: stored, format: nil) as? [String: Any])
+        #expect(metadata[SQLiteStore.externalDataFormatKey] != nil)
+        metadata[SQLiteStore.externalDataFormatKey] = nil
+        let plist = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+        let update = try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ?")
+        try update.bind([.blob(plist)])
+        try update.run()
+        try connection.execute("UPDATE ZPHOTO SET ZIMAGE = X'0102'")
+        connection.close()
+
+        #expect(try Self.images(url) == ["old": Data([1, 2])])
+        // Writing keeps the file's form.
+        let (_, context) = try Self.open(url)
+        let photo = try #require(try context.fetch(FetchRequest(entityName: "Photo")).first)
+        photo.setValue(Data([2, 3]), forKey: "image")
+        try context.save()
+        #expect(try rawRows(url, "SELECT hex(ZIMAGE) FROM ZPHOTO") == ["0203"])
+    }
+
+    @Test func aMigrationManagerMovesPlainValuesIntoCoreDatasForm() throws {
+        let folder = TemporaryFolder()
+        let (source, destination) = (folder.file("before.sqlite"), folder.file("after.sqlite"))
+        let before = Self.model()
+        before.entitiesByName["Photo"]?.attributesByName["image"]?.allowsExternalBinaryDataStorage = false
+        let large = Self.bytes(140_000, seed: 1)
+        do {
+            SQLiteStore.register()
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: before)
+            try coordinator.addPersistentStore(type: .sqlite, at: source)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for (name, image) in [("small", Data([1, 2])), ("large", large)] {
+                let photo = context.insertNewObject(forEntityName: "Photo")
+                photo.setValue(name, forKey: "name")
+                photo.setValue(image, forKey: "image")
+            }
+            try context.save()
+        }
+        #expect(try rawRows(source, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["0102"])
+
+        try MigrationManager(sourceModel: before, destinationModel: Self.model()).migrateStore(
+            from: source, type: .sqlite, mapping: nil, to: destination, type: .sqlite)
+        #expect(try rawRows(destination, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["010102"])
+        #expect(try Self.images(destination) == ["small": Data([1, 2]), "large": large])
+        #expect(Self.files(destination).count == 1)
+    }
+
+    @Test func batchInsertsKeepCoreDatasFormToo() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let large = Self.bytes(135_000, seed: 9)
+        let (coordinator, _) = try Self.open(url)
+        let result = try coordinator.execute(
+            BatchInsertRequest(
+                entityName: "Photo",
+                objects: [["name": "small", "image": Data([7])], ["name": "large", "image": large]]))
+        #expect(result.count == 2)
+        #expect(try rawRows(url, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["0107"])
+        #expect(Self.files(url).count == 1)
+        #expect(try Self.images(url) == ["small": Data([7]), "large": large])
+    }
+}
