@@ -171,22 +171,37 @@ package struct KeyedArchiveWriter {
         return objects.count - 1
     }
 
+    /// Adds a value kept inline in `$objects` (a number, a Boolean, data); returns its UID.
+    package mutating func addValue(_ value: PropertyListValue) -> Int {
+        objects.append(value)
+        return objects.count - 1
+    }
+
     /// An `NSArray` of the objects with these UIDs.
     package mutating func array(_ uids: [Int]) -> PropertyListValue {
-        .uid(add(className: "NSArray", values: ["NS.objects": .array(uids.map { .uid($0) })]))
+        .uid(arrayUID(uids))
+    }
+
+    /// The UID of a new `NSArray` of the objects with these UIDs.
+    package mutating func arrayUID(_ uids: [Int]) -> Int {
+        add(className: "NSArray", values: ["NS.objects": .array(uids.map { .uid($0) })])
     }
 
     /// An `NSDictionary` of string keys and the objects with these UIDs, in the order given.
     package mutating func dictionary(_ entries: [(key: String, uid: Int)]) -> PropertyListValue {
+        .uid(dictionaryUID(entries))
+    }
+
+    /// The UID of a new `NSDictionary` of string keys and the objects with these UIDs, in the order given.
+    package mutating func dictionaryUID(_ entries: [(key: String, uid: Int)]) -> Int {
         var keys: [PropertyListValue] = []
         for entry in entries { keys.append(string(entry.key)) }
-        return .uid(
-            add(
-                className: "NSDictionary",
-                values: [
-                    "NS.keys": .array(keys),
-                    "NS.objects": .array(entries.map { .uid($0.uid) }),
-                ]))
+        return add(
+            className: "NSDictionary",
+            values: [
+                "NS.keys": .array(keys),
+                "NS.objects": .array(entries.map { .uid($0.uid) }),
+            ])
     }
 
     /// The archive as a binary property list, with the object `root` at its top.

@@ -1,28 +1,44 @@
 import Foundation
 
-/// Transformable values as binary property lists: strings, numbers, Booleans, dates, data, arrays and
-/// dictionaries with string keys.
+/// Transformable values in SQL stores: written as Core Data's default transformers write them, an
+/// `NSKeyedArchiver` archive of the value (``KeyedArchiveValues``: strings, numbers, Booleans, dates, data, UUIDs,
+/// URLs, arrays and dictionaries with string keys), so that Core Data reads them; read from such archives, and from
+/// the plain binary property lists these stores wrote before.
 package enum PropertyListCoding {
     package static func encode(_ value: Any) throws -> Data {
+        if let archived = value as? ArchivedObject { return archived.data }
         do {
-            return try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
+            return try KeyedArchiveValues.archive(value)
         } catch {
             throw StoreError(
                 code: .unsupportedRequest,
                 message:
-                    "A transformable value of type \(type(of: value)) is not a property list (strings, numbers, dates, data, arrays and string-keyed dictionaries); SQL stores cannot save it.",
-                cause: error)
+                    "A transformable value of type \(type(of: value)) cannot be archived (\(error.description); SQL "
+                    + "stores save strings, numbers, dates, data, UUIDs, URLs, arrays and string-keyed dictionaries).")
         }
     }
 
-    /// The decoded value with Swift types (`Int`, `Double`, `Bool`, `String`, arrays, dictionaries), or `nil` when
-    /// the data is not a property list.
+    /// The decoded value with Swift types (`Int`, `Double`, `Bool`, `String`, `Date`, `Data`, `UUID`, `URL`, arrays,
+    /// dictionaries): of a keyed archive of those, or of a plain property list; `nil` when the data is neither. An
+    /// archive of other classes (an app's own) reads as an ``ArchivedObject`` of its bytes, which ``encode(_:)``
+    /// writes back as they were.
     package static func decode(_ data: Data) -> (any Sendable)? {
+        if let value = decodeArchive(data) { return value }
         guard let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
             return nil
         }
         return sendable(value)
     }
+
+    /// The value of a keyed archive (an ``ArchivedObject`` for one of other classes); `nil` when the data is no
+    /// keyed archive.
+    package static func decodeArchive(_ data: Data) -> (any Sendable)? {
+        guard data.starts(with: Self.binaryHeader), let archive = try? KeyedArchive(data: data) else { return nil }
+        if let value = try? KeyedArchiveValues.value(of: archive) { return value }
+        return ArchivedObject(data: data, rootClassName: archive.object(archive.rootUID)?.className)
+    }
+
+    private static let binaryHeader = Array("bplist00".utf8)
 
     /// Converts a decoded property list (which may hold `NSNumber`s and `AnyHashable` keys) to Sendable Swift values.
     package static func sendable(_ value: Any) -> (any Sendable)? {

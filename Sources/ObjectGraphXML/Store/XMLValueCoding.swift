@@ -37,7 +37,9 @@ enum XMLValueCoding {
             return URL(string: text).flatMap { ManagedObjectID(uriRepresentation: $0) }
         case .transformable, .undefined:
             if fileType == "string" { return text }
-            return Data(base64Encoded: text, options: .ignoreUnknownCharacters)
+            guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else { return nil }
+            // Core Data's XML store keeps what the transformer made: a keyed archive, for its default ones.
+            return PropertyListCoding.decodeArchive(data) ?? data
         case .composite:
             return nil  // read with its description: decode(_:as:) of a CompositeAttributeDescription
         }
@@ -102,7 +104,9 @@ enum XMLValueCoding {
         case .transformable, .undefined:
             if let data = value as? Data { return (typeName, data.base64EncodedString()) }
             if let string = value as? String { return ("string", string) }
-            return nil
+            // Other values as Core Data's default transformers keep them: a keyed archive.
+            guard let archive = try? PropertyListCoding.encode(value) else { return nil }
+            return (typeName, archive.base64EncodedString())
         case .composite:
             return nil  // written with its description: encode(_:as:) of a CompositeAttributeDescription
         }
