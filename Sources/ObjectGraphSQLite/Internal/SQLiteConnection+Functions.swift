@@ -37,7 +37,132 @@ extension SQLiteConnection {
         }
         let code = sqlite3_create_function_v2(db, "og_fold", 2, flags, nil, foldFunction, nil, nil, nil)
         guard code == SQLITE_OK else { throw SQLiteError(connection: db, sql: "og_fold()") }
+        try registerCoreDataFunctions(db)
     }
+
+    /// Registers what Core Data's own connections provide and its files' schemas call, so that writing to a file
+    /// Core Data made does not fail with "no such function" or "no such collation sequence" (Photos' and Voice
+    /// Memos' stores, among others, have such triggers):
+    ///
+    /// - the functions its triggers for derived attributes compute with: `NSCoreDataNow()` (seconds since
+    ///   2001-01-01, as dates are stored), `NSCoreDataToLower(text)`, `NSCoreDataToUpper(text)` and
+    ///   `NSCoreDataCanonical(text)` (case and diacritics folded, as `canonical:` derives);
+    /// - the functions its triggers tell its contexts about changed rows with (`NSCoreDataTriggerUpdateAffectedObjectValue`,
+    ///   `NSCoreDataDATriggerInsertUpdatedAffectedObjectValue`, `NSCoreDataDATriggerUpdatedAffectedObjectValue`,
+    ///   `NSCoreDataDATriggerMergeableString`, `NSPersistentHistoryBatchDeleteUpdateTrigger` and
+    ///   `NSPersistentHistoryBatchDeleteUpdateTriggerDataBlobOperator`): here they do nothing and give NULL, since
+    ///   this store computes derived values itself and contexts read saved rows again;
+    /// - its collations, which indexes may name: `NSCollateNoCase`, `NSCollateNumericallyNoCase`,
+    ///   `NSCollateLocaleSensitive`, `NSCollateLocaleSensitiveNoCase` and `NSCollateFinderlike`, by Swift's string
+    ///   comparisons with the same options (the locale's rules are the POSIX locale's here).
+    ///
+    /// The names are read from Core Data's `NSSQLiteRegisterFunctions`.
+    private func registerCoreDataFunctions(_ db: OpaquePointer) throws(SQLiteError) {
+        let deterministic = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS
+        let functions: [(name: String, arguments: Int32, flags: Int32, body: SQLFunction)] = [
+            ("NSCoreDataNow", 0, SQLITE_UTF8, nowFunction),
+            ("NSCoreDataToLower", 1, deterministic, lowercaseFunction),
+            ("NSCoreDataToUpper", 1, deterministic, uppercaseFunction),
+            ("NSCoreDataCanonical", 1, deterministic, canonicalFunction),
+            ("NSCoreDataTriggerUpdateAffectedObjectValue", 5, SQLITE_UTF8, nullFunction),
+            ("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", 5, SQLITE_UTF8, nullFunction),
+            ("NSCoreDataDATriggerUpdatedAffectedObjectValue", 5, SQLITE_UTF8, nullFunction),
+            ("NSCoreDataDATriggerMergeableString", 5, SQLITE_UTF8, nullFunction),
+            ("NSPersistentHistoryBatchDeleteUpdateTrigger", -1, SQLITE_UTF8, nullFunction),
+            ("NSPersistentHistoryBatchDeleteUpdateTriggerDataBlobOperator", -1, SQLITE_UTF8, nullFunction),
+        ]
+        for function in functions {
+            let code = sqlite3_create_function_v2(
+                db, function.name, function.arguments, function.flags, nil, function.body, nil, nil, nil)
+            guard code == SQLITE_OK else { throw SQLiteError(connection: db, sql: "\(function.name)()") }
+        }
+        let collations: [(name: String, compare: SQLCollation)] = [
+            ("NSCollateNoCase", noCaseCollation),
+            ("NSCollateNumericallyNoCase", numericallyNoCaseCollation),
+            ("NSCollateLocaleSensitive", localeSensitiveCollation),
+            ("NSCollateLocaleSensitiveNoCase", localeSensitiveNoCaseCollation),
+            ("NSCollateFinderlike", finderlikeCollation),
+        ]
+        for collation in collations {
+            let code = sqlite3_create_collation_v2(db, collation.name, SQLITE_UTF8, nil, collation.compare, nil)
+            guard code == SQLITE_OK else { throw SQLiteError(connection: db, sql: "COLLATE \(collation.name)") }
+        }
+    }
+}
+
+private typealias SQLFunction = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
+private typealias SQLCollation =
+    @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32
+
+private let nowFunction: SQLFunction = { context, _, _ in
+    sqlite3_result_double(context, Date().timeIntervalSinceReferenceDate)
+}
+
+private let nullFunction: SQLFunction = { context, _, _ in
+    sqlite3_result_null(context)
+}
+
+/// A function of one text argument; NULL stays NULL.
+private func transformText(
+    _ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ transform: (String) -> String
+) {
+    guard let arguments, let text = string(arguments[0]) else {
+        sqlite3_result_null(context)
+        return
+    }
+    setResult(context, transform(text))
+}
+
+private let lowercaseFunction: SQLFunction = { context, _, arguments in
+    transformText(context, arguments) { $0.lowercased() }
+}
+
+private let uppercaseFunction: SQLFunction = { context, _, arguments in
+    transformText(context, arguments) { $0.uppercased() }
+}
+
+private let canonicalFunction: SQLFunction = { context, _, arguments in
+    transformText(context, arguments) { SQLFolding.fold($0, caseInsensitive: true, diacriticInsensitive: true) }
+}
+
+/// Compares two UTF-8 texts with these options; `locale` compares by a locale's rules.
+private func compareTexts(
+    _ leftCount: Int32, _ left: UnsafeRawPointer?, _ rightCount: Int32, _ right: UnsafeRawPointer?,
+    options: String.CompareOptions, locale: Locale? = nil
+) -> Int32 {
+    func text(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
+        guard let bytes, count > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
+    }
+    switch text(left, leftCount).compare(text(right, rightCount), options: options, range: nil, locale: locale) {
+    case .orderedAscending: return -1
+    case .orderedSame: return 0
+    case .orderedDescending: return 1
+    }
+}
+
+private let posixLocale = Locale(identifier: "en_US_POSIX")
+
+private let noCaseCollation: SQLCollation = { _, leftCount, left, rightCount, right in
+    compareTexts(leftCount, left, rightCount, right, options: [.caseInsensitive])
+}
+
+private let numericallyNoCaseCollation: SQLCollation = { _, leftCount, left, rightCount, right in
+    compareTexts(leftCount, left, rightCount, right, options: [.caseInsensitive, .numeric])
+}
+
+private let localeSensitiveCollation: SQLCollation = { _, leftCount, left, rightCount, right in
+    compareTexts(leftCount, left, rightCount, right, options: [], locale: posixLocale)
+}
+
+private let localeSensitiveNoCaseCollation: SQLCollation = { _, leftCount, left, rightCount, right in
+    compareTexts(leftCount, left, rightCount, right, options: [.caseInsensitive], locale: posixLocale)
+}
+
+private let finderlikeCollation: SQLCollation = { _, leftCount, left, rightCount, right in
+    compareTexts(
+        leftCount, left, rightCount, right, options: [.caseInsensitive, .numeric, .widthInsensitive],
+        locale: posixLocale)
 }
 
 /// The compiled patterns of one connection. Bounded: cleared when it reaches `capacity` entries.
