@@ -101,8 +101,15 @@ enum ModelCacheDecoder {
 
     private static func property(_ object: KeyedArchive.Object, archive: KeyedArchive) -> PropertyDescription? {
         guard let name = archive.string(object, "NSPropertyName") else { return nil }
-        let isOptional = archive.resolve(object.values["NSIsOptional"])?.bool ?? true
-        let isTransient = archive.resolve(object.values["NSIsTransient"])?.bool ?? false
+        // Core Data's coder packs the flags into `_P` (2 optional, 8 transient, 0x400 ordered; bit 0 marks the
+        // key) and writes the separate keys only when true: an absent NSIsOptional is a mandatory property (both
+        // real caches agree, on every property).
+        let packed = archive.resolve(object.values["_P"])?.integer ?? 0
+        func flag(_ key: String, _ bit: Int64) -> Bool {
+            packed != 0 ? packed & bit != 0 : archive.resolve(object.values[key])?.bool ?? false
+        }
+        let isOptional = flag("NSIsOptional", 0x2)
+        let isTransient = flag("NSIsTransient", 0x8)
         let described: PropertyDescription
         switch object.className {
         // A derived attribute of Core Data's cache is read as the plain attribute its stored values fill: a store
@@ -146,7 +153,7 @@ enum ModelCacheDecoder {
             let rule = deleteRuleCodes.first { $0.code == ruleCode }?.rule ?? .nullify
             let relationship = RelationshipDescription(
                 name: name, destination: destination, inverse: inverse, toMany: maxCount != 1, deleteRule: rule,
-                isOptional: isOptional, isOrdered: archive.resolve(object.values["NSIsOrdered"])?.bool ?? false)
+                isOptional: isOptional, isOrdered: flag("NSIsOrdered", 0x400))
             relationship.minCount = Int(archive.resolve(object.values["NSMinCount"])?.integer ?? 0)
             relationship.maxCount = Int(maxCount)
             described = relationship

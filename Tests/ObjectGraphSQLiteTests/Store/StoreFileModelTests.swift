@@ -38,6 +38,11 @@ struct StoreFileModelTests {
         let relationship = try #require(event.relationshipsByName["hasTshootingData"])
         #expect(relationship.destinationEntityName == "TshootingData")
         #expect(relationship.inverseName == "withCheckUpEvent")
+        // The packed flags (_P): a mandatory to-one, an ordered to-many, a transient relationship.
+        let happened = try #require(model.entitiesByName["Event"])
+        #expect(happened.relationshipsByName["hasScene"]?.isOptional == false)
+        #expect(happened.relationshipsByName["happenedOnNet"]?.isOrdered == true)
+        #expect(model.entitiesByName["LiveUsage"]?.relationshipsByName["hintedBy"]?.isTransient == true)
         for entity in model.entities where !entity.isAbstract {
             let objects = try context.fetch(FetchRequest(entityName: entity.name))
             #expect(try context.count(for: FetchRequest(entityName: entity.name)) == objects.count)
@@ -82,6 +87,11 @@ struct StoreFileModelTests {
                 .preservesValueInHistoryOnDeletion == false)
         #expect(
             !model.entities.flatMap(\.attributesByName.values).contains { $0.allowsExternalBinaryDataStorage })
+        // Optionality from the packed flags (_P): 26 mandatory attributes, whose archives carry no NSIsOptional.
+        #expect(model.entitiesByName["Event"]?.attributesByName["startDate"]?.isOptional == false)
+        #expect(model.entitiesByName["Event"]?.attributesByName["confidence"]?.isOptional == true)
+        let own = model.entities.flatMap(\.properties).compactMap { $0 as? AttributeDescription }
+        #expect(own.filter { !$0.isOptional }.count == 26)
         // Fetch indexes (NSFetchIndexDescription), compound ones in order; 9 in the cache.
         #expect(model.entities.reduce(0) { $0 + $1.indexes.count } == 9)
         #expect(
