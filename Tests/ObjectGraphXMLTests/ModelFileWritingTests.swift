@@ -34,6 +34,17 @@ struct ModelFileWritingTests {
         try checkRoundTrip(model)
     }
 
+    @Test func versionHashModifiersOfPropertiesRoundTrip() throws {
+        let title = AttributeDescription(name: "title", type: .string)
+        title.versionHashModifier = "v2"
+        let model = ManagedObjectModel(entities: [EntityDescription(name: "Talk", properties: [title])])
+        let written = try model.xmlData()
+        #expect(String(decoding: written, as: UTF8.self).contains(#"versionHashModifier="v2""#))
+        let reread = try ManagedObjectModel(xmlData: written, name: "written/contents")
+        #expect(reread.entitiesByName["Talk"]?.attributesByName["title"]?.versionHashModifier == "v2")
+        #expect(reread.entityVersionHashesByName == model.entityVersionHashesByName)
+    }
+
     @Test(SharedFiles.required) func coreStoresModelRoundTrips() throws {
         try checkRoundTrip(try ManagedObjectModel(contentsOf: SharedFiles.url(SharedFiles.coreStoreModel)))
     }

@@ -208,7 +208,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {  // mutable
         {
             let stored = store.metadata.modelVersionHashes ?? [:]
             let current = store.modelVersionHashes()
-            let differing = Set(stored.keys).union(current.keys).filter { stored[$0] != current[$0] }.sorted()
+            let differing = Set(stored.keys).union(current.keys).filter { name in
+                guard let hash = stored[name], let entity = managedObjectModel.entitiesByName[name],
+                    current[name] != nil
+                else { return true }
+                return !entity.matchesVersionHash(hash)
+            }.sorted()
             throw StoreError(code: .incompatibleModel,
                              message: "The store was written with a different model (entities differing: "
                                 + differing.joined(separator: ", ") + "); open it with the model that wrote it, "

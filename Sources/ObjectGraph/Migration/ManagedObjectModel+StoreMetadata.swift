@@ -8,7 +8,7 @@ extension ManagedObjectModel {
         guard let stored = metadata.modelVersionHashes else { return false }
         let entities = entities(forConfigurationName: configurationName) ?? entities
         guard entities.count == stored.count else { return false }
-        return entities.allSatisfy { stored[$0.name] == $0.versionHash }
+        return entities.allSatisfy { entity in stored[entity.name].map(entity.matchesVersionHash) ?? false }
     }
 
     /// The model that wrote a store, found among several models (for example every version of a bundle).

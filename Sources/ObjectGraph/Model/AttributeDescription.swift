@@ -42,6 +42,19 @@ public class AttributeDescription: PropertyDescription, @unchecked Sendable {  /
         self.defaultValue = defaultValue.flatMap { type.coerce($0) } ?? defaultValue
     }
 
+    /// Core Data's (`NSAttributeDescription`'s): SHA-256 of the property's hash, the type's `NSAttributeType` code
+    /// as a little-endian 32-bit number, then a 1 byte for each of external storage and a value kept in tombstones.
+    override var coreDataVersionHash: Data {
+        var bytes = super.coreDataVersionHash
+        let code = Int32(truncatingIfNeeded: attributeType.coreDataCode)
+        withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) }
+        if allowsExternalBinaryDataStorage { bytes.append(1) }
+        if preservesValueInHistoryOnDeletion { bytes.append(1) }
+        return SHA256.hash(bytes)
+    }
+
+    override var isInCoreDataVersionHash: Bool { true }
+
     override var versionHashComponents: [String] {
         super.versionHashComponents + ["attribute", attributeType.rawValue]
     }

@@ -220,3 +220,22 @@ func sharedRow(of slots: [Any?]) -> [(any Sendable)?] {
 private func checkedCast<T, U>(_ value: T, to type: U.Type) -> U {
     value as! U
 }
+
+extension AttributeType {
+    /// Core Data's `NSAttributeType` codes, both ways.
+    package static let coreDataCodes: [(code: Int64, type: AttributeType)] = [
+        (100, .integer16), (200, .integer32), (300, .integer64), (400, .decimal), (500, .double), (600, .float),
+        (700, .string), (800, .boolean), (900, .date), (1000, .binaryData), (1100, .uuid), (1200, .uri),
+        (1800, .transformable), (2000, .objectID), (2100, .composite), (0, .undefined),
+    ]
+
+    /// The type's `NSAttributeType` code.
+    package var coreDataCode: Int64 {
+        Self.coreDataCodes.first { $0.type == self }?.code ?? 0
+    }
+
+    /// The type of a Core Data `NSAttributeType` code (`.undefined` for one it does not know).
+    package init(coreDataCode code: Int64) {
+        self = Self.coreDataCodes.first { $0.code == code }?.type ?? .undefined
+    }
+}

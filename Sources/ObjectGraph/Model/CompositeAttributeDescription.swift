@@ -47,6 +47,16 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
         didSet { if isFrozen { for element in elements { element.isFrozen = true } } }
     }
 
+    /// Core Data's (`NSCompositeAttributeDescription`'s), as far as known: SHA-256 of the attribute's hash and the
+    /// hashes of its leaf elements in order of name.
+    override var coreDataVersionHash: Data {
+        var bytes = super.coreDataVersionHash
+        for leaf in leafElements.sorted(by: { $0.attribute.name < $1.attribute.name }) {
+            bytes.append(leaf.attribute.coreDataVersionHash)
+        }
+        return SHA256.hash(bytes)
+    }
+
     override var versionHashComponents: [String] {
         super.versionHashComponents + ["elements"] + elements.flatMap { $0.versionHashComponents + ["/"] }
     }

@@ -64,6 +64,13 @@ public final class DerivedAttributeDescription: AttributeDescription, @unchecked
         return expression.expressionFormat
     }
 
+    /// Core Data's (`NSDerivedAttributeDescription`'s): SHA-256 of the attribute's hash and the derivation's format.
+    override var coreDataVersionHash: Data {
+        var bytes = super.coreDataVersionHash
+        if let format = derivationExpression?.expressionFormat { bytes.append(contentsOf: Data(format.utf8)) }
+        return SHA256.hash(bytes)
+    }
+
     override var versionHashComponents: [String] {
         super.versionHashComponents + ["derived", derivationExpression?.expressionFormat ?? ""]
     }

@@ -57,6 +57,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
     /// The version hash, made once when the entity is frozen (written before any reader, like `frozenLayout`):
     /// checking a store's metadata hashed every entity again, a third of a daemon's start-up on 10,000 files.
     private var frozenVersionHash: Data?
+    private var frozenLegacyVersionHash: Data?
     /// Set once the entity is frozen (after its layout), for readers on any thread: a new managed object checks
     /// it instead of loading its model's weak reference.
     private let frozenMark = Atomic<Bool>(false)
@@ -103,14 +104,48 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         return false
     }
 
-    /// A stable hash of everything that changes how instances are stored: compared with a store's metadata to
-    /// refuse an incompatible model.
+    /// A hash of everything that changes how instances are stored, computed as Core Data computes
+    /// `NSEntityDescription.versionHash`: compared with a store's metadata to refuse an incompatible model, and
+    /// equal to the hash Core Data wrote for the same entity into its stores' metadata.
+    ///
+    /// SHA-256 of the name, a byte for abstract, the superentity's hash, the hashes of the stored attributes and
+    /// relationships (inherited ones too) in order of name, the version hash modifier, and each uniqueness
+    /// constraint's names joined by `.`, sorted. It does not cover default values, validation rules, indexes, user
+    /// info or class names (as in Core Data, changing those needs no migration).
     public var versionHash: Data {
         frozenVersionHash ?? computedVersionHash()
     }
 
+    /// The hash this framework computed before it computed Core Data's (``versionHash``): stores written then hold
+    /// it in their metadata, and a model whose entities match either hash opens them.
+    package var legacyVersionHash: Data {
+        frozenLegacyVersionHash ?? computedLegacyVersionHash()
+    }
+
+    /// Whether a hash a store's metadata holds for this entity matches it (``versionHash``, or the earlier
+    /// ``legacyVersionHash``).
+    package func matchesVersionHash(_ hash: Data) -> Bool {
+        hash == versionHash || hash == legacyVersionHash
+    }
+
     /// ``versionHash`` made from the entity's current description.
     private func computedVersionHash() -> Data {
+        var bytes = Data(name.utf8)
+        bytes.append(isAbstract ? 1 : 0)
+        if let superentity { bytes.append(superentity.versionHash) }
+        for property in allProperties.sorted(by: { $0.name < $1.name })
+        where property.isInCoreDataVersionHash && !property.isTransient {
+            bytes.append(property.coreDataVersionHash)
+        }
+        if let versionHashModifier { bytes.append(contentsOf: Data(versionHashModifier.utf8)) }
+        for constraint in uniquenessConstraints.map({ $0.joined(separator: ".") }).sorted() where !constraint.isEmpty {
+            bytes.append(contentsOf: Data(constraint.utf8))
+        }
+        return SHA256.hash(bytes)
+    }
+
+    /// ``legacyVersionHash`` made from the entity's current description.
+    private func computedLegacyVersionHash() -> Data {
         var parts = ["entity", name, superentity?.name ?? "", isAbstract ? "abstract" : "", versionHashModifier ?? ""]
         for property in allProperties.sorted(by: { $0.name < $1.name }) where !property.isTransient {
             parts.append(contentsOf: property.versionHashComponents)
@@ -127,6 +162,7 @@ public final class EntityDescription: @unchecked Sendable {  // mutable only bef
         guard !isFrozen else { return }
         frozenLayout = Layout(entity: self)
         frozenVersionHash = computedVersionHash()
+        frozenLegacyVersionHash = computedLegacyVersionHash()
         isFrozen = true
         for property in properties { property.isFrozen = true }
         frozenMark.store(true, ordering: .releasing)

@@ -167,10 +167,14 @@ public final class ManagedObjectModel: @unchecked Sendable {  // mutable only be
     /// Whether a store's metadata was written with this model's configuration (compares entity version hashes).
     public func isConfiguration(withName name: String?, compatibleWithStoreMetadata metadata: StoreMetadata) -> Bool {
         guard let stored = metadata.modelVersionHashes else { return true }
-        let current = Dictionary(uniqueKeysWithValues: (entities(forConfigurationName: name) ?? entities)
-            .map { ($0.name, $0.versionHash) })
-        for (name, hash) in current where stored[name] != nil && stored[name] != hash { return false }
-        for name in current.keys where stored[name] == nil && !stored.isEmpty { return false }
+        for entity in entities(forConfigurationName: name) ?? entities {
+            guard let hash = stored[entity.name] else {
+                if stored.isEmpty { continue }
+                return false
+            }
+            // Core Data's hash, or the one stores this framework wrote before it computed Core Data's.
+            if !entity.matchesVersionHash(hash) { return false }
+        }
         return true
     }
 
@@ -344,6 +348,7 @@ extension PropertyDescription {
         copy.isIndexed = isIndexed
         copy.userInfo = userInfo
         copy.renamingIdentifier = renamingIdentifier
+        copy.versionHashModifier = versionHashModifier
         copy.setValidationPredicates(validationPredicates, withValidationWarnings: validationWarnings)
         return copy
     }

@@ -17,6 +17,9 @@ public class PropertyDescription: @unchecked Sendable {  // mutable only before 
     public var userInfo: [String: String] = [:] { didSet { checkMutable() } }
     /// The property's name in an earlier model version, for lightweight migration.
     public var renamingIdentifier: String? { didSet { checkMutable() } }
+    /// A string folded into the property's version hash, to mark a change stores must migrate for that the hash
+    /// would not see otherwise (Core Data's `versionHashModifier`).
+    public var versionHashModifier: String? { didSet { checkMutable() } }
     /// Predicates that a valid value satisfies (evaluated with the value as `SELF`), each with its warning.
     public private(set) var validationPredicates: [ObjectPredicate] = []
     /// The messages shown when the matching validation predicate fails.
@@ -47,8 +50,22 @@ public class PropertyDescription: @unchecked Sendable {  // mutable only before 
         precondition(!isFrozen, "property '\(name)' changed after its model was put to use; models are immutable then")
     }
 
-    /// Data folded into the entity's version hash; subclasses add what changes the stored form.
+    /// Data folded into the entity's earlier version hash (``EntityDescription/legacyVersionHash``); subclasses add
+    /// what changes the stored form.
     var versionHashComponents: [String] {
         [name, isOptional ? "o" : "m", isTransient ? "t" : "p"]
     }
+
+    /// Core Data's version hash of the property (`NSPropertyDescription`'s): SHA-256 of the name, the flags as a
+    /// little-endian 16-bit number (1 optional, 2 transient, 4 read-only) and the version hash modifier.
+    var coreDataVersionHash: Data {
+        var bytes = Data(name.utf8)
+        let flags: UInt16 = (isOptional ? 1 : 0) | (isTransient ? 2 : 0)
+        withUnsafeBytes(of: flags.littleEndian) { bytes.append(contentsOf: $0) }
+        if let versionHashModifier { bytes.append(contentsOf: Data(versionHashModifier.utf8)) }
+        return SHA256.hash(bytes)
+    }
+
+    /// Whether the entity's version hash covers the property (Core Data's: stored attributes and relationships).
+    var isInCoreDataVersionHash: Bool { false }
 }

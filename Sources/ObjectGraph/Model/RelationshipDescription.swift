@@ -60,6 +60,24 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
         self.maxCount = toMany ? (maxCount == 1 ? 0 : maxCount) : 1
     }
 
+    /// Core Data's (`NSRelationshipDescription`'s): SHA-256 of the property's hash, the destination's name, the
+    /// inverse's name (unless the relationship is its own inverse), the maximum and minimum counts as little-endian
+    /// 32-bit numbers, and a 16-bit 1 when ordered.
+    override var coreDataVersionHash: Data {
+        var bytes = super.coreDataVersionHash
+        bytes.append(contentsOf: Data(destinationEntityName.utf8))
+        if let inverseName, !(inverseName == name && destinationEntityName == entity?.name) {
+            bytes.append(contentsOf: Data(inverseName.utf8))
+        }
+        for count in [maxCount, minCount] {
+            withUnsafeBytes(of: Int32(truncatingIfNeeded: count).littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        if isOrdered { withUnsafeBytes(of: UInt16(1).littleEndian) { bytes.append(contentsOf: $0) } }
+        return SHA256.hash(bytes)
+    }
+
+    override var isInCoreDataVersionHash: Bool { true }
+
     override var versionHashComponents: [String] {
         super.versionHashComponents + ["relationship", destinationEntityName, inverseName ?? "", isToMany ? "n" : "1",
                                        isOrdered ? "ordered" : ""]

@@ -54,7 +54,7 @@ extension ManagedObjectModel {
         else { return nil }
         let model = ManagedObjectModel(entities: entities)
         guard (try? model.resolveRelationships()) != nil,
-            hashes.allSatisfy({ model.entitiesByName[$0.key]?.versionHash == $0.value })
+            hashes.allSatisfy({ model.entitiesByName[$0.key]?.matchesVersionHash($0.value) ?? false })
         else { return nil }
         return archive
     }

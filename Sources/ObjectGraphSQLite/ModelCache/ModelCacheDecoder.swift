@@ -166,6 +166,9 @@ enum ModelCacheDecoder {
         if let renamed = archive.string(object, "NSRenamingIdentifier"), renamed != name {
             described.renamingIdentifier = renamed
         }
+        if let modifier = archive.string(object, "NSVersionHashModifier"), !modifier.isEmpty {
+            described.versionHashModifier = modifier
+        }
         return described
     }
 
@@ -248,15 +251,8 @@ enum ModelCacheDecoder {
         (0, .noAction), (1, .nullify), (2, .cascade), (3, .deny),
     ]
 
-    /// Core Data's `NSAttributeType` codes, both ways.
-    static let attributeTypeCodes: [(code: Int64, type: AttributeType)] = [
-        (100, .integer16), (200, .integer32), (300, .integer64), (400, .decimal), (500, .double), (600, .float),
-        (700, .string), (800, .boolean), (900, .date), (1000, .binaryData), (1100, .uuid), (1200, .uri),
-        (1800, .transformable), (2000, .objectID), (2100, .composite), (0, .undefined),
-    ]
-
     /// The type of a Core Data `NSAttributeType` code (`.undefined` for one it does not know).
     static func attributeType(_ code: Int64) -> AttributeType {
-        attributeTypeCodes.first { $0.code == code }?.type ?? .undefined
+        AttributeType(coreDataCode: code)
     }
 }

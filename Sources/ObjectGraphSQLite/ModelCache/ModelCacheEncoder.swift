@@ -99,11 +99,12 @@ enum ModelCacheEncoder {
             "NSEntity": .uid(entityUID),
         ]
         if let renamed = property.renamingIdentifier { values["NSRenamingIdentifier"] = writer.string(renamed) }
+        if let modifier = property.versionHashModifier { values["NSVersionHashModifier"] = writer.string(modifier) }
         if !property.userInfo.isEmpty { values["NSUserInfo"] = userInfo(property.userInfo, writer: &writer) }
         if property.isIndexed { values["NSIsIndexed"] = .bool(true) }
         switch property {
         case let attribute as AttributeDescription:
-            let code = ModelCacheDecoder.attributeTypeCodes.first { $0.type == attribute.attributeType }?.code ?? 0
+            let code = attribute.attributeType.coreDataCode
             values["NSAttributeType"] = .integer(code)
             if let name = attribute.valueTransformerName { values["NSValueTransformerName"] = writer.string(name) }
             values[Self.attributeFlagsKey] = .integer(

@@ -149,6 +149,7 @@ extension ModelFileReader {
         property.isTransient = Self.flag(start[attribute: "transient"])
         property.isIndexed = Self.flag(start[attribute: "indexed"])
         property.renamingIdentifier = nonEmpty(start[attribute: "elementID"])
+        property.versionHashModifier = nonEmpty(start[attribute: "versionHashModifier"])
     }
 
     /// Reads a property element's children: its `userInfo`; anything else is skipped.

@@ -181,6 +181,7 @@ enum ModelFileWriter {
         if property.isOptional { attributes.append(("optional", "YES")) }
         if property.isTransient { attributes.append(("transient", "YES")) }
         if property.isIndexed { attributes.append(("indexed", "YES")) }
+        if let modifier = property.versionHashModifier { attributes.append(("versionHashModifier", modifier)) }
         return attributes
     }
 

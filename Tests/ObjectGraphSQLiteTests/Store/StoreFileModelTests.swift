@@ -213,4 +213,22 @@ struct StoreFileModelTests {
             try ManagedObjectModel(contentsOfStoreAt: file)
         }
     }
+
+    /// The version hashes computed from the model each store keeps are those Core Data wrote into its metadata:
+    /// Core Data's own algorithm, so the store opens with its model without `.ignoresModelVersion`.
+    @Test(arguments: ["DataUsage.sqlite", "knowledgec-10.14.db"])
+    func versionHashesAreCoreDatas(file: String) throws {
+        SQLiteStore.register()
+        let url = try Self.url(file)
+        let model = try ManagedObjectModel(contentsOfStoreAt: url)
+        let metadata = try PersistentStoreCoordinator.metadataForPersistentStore(
+            type: .sqlite, at: url, options: [.readOnly: true], model: model)
+        let stored = try #require(metadata.modelVersionHashes)
+        #expect(stored.count == model.entities.count)
+        #expect(model.entityVersionHashesByName == stored)
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        #expect(model.matchesExactly(storeMetadata: metadata))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: [.readOnly: true])
+    }
 }
