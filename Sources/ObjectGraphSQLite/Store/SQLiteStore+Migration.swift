@@ -33,10 +33,54 @@ extension SQLiteStore {
                 for join in schema.heldJoinTables where !schema.hasTable(join.name) {
                     try connection.execute(schema.createStatement(for: join))
                 }
+                try convertExternalStorageColumns()
                 metadata.modelVersionHashes = modelVersionHashes()
                 try writeMetadata()
             }
             try introspectColumns()
+        }
+    }
+
+    /// Rewrites the values of binary attributes whose external storage (`allowsExternalBinaryDataStorage`) the
+    /// model turned on or off since the model the file's own model cache records: plain bytes get Core Data's
+    /// marker (large ones go to files), marked values become plain bytes again. Core Data's files, without this
+    /// store's cache, and files that keep plain bytes throughout (``ExternalBinaryData/usesMarkers``) need none.
+    private func convertExternalStorageColumns() throws {
+        let connection = try openConnection()
+        let externalData = connection.externalData
+        guard externalData.usesMarkers, let url,
+            let archive = metadata.values[ModelCacheEncoder.metadataKey] as? Data,
+            let written = try? ModelCacheDecoder.entities(fromCompressed: archive, url: url)
+        else { return }
+        var before: [String: EntityDescription] = [:]
+        for entity in written where before[entity.name] == nil { before[entity.name] = entity }
+        var converted: Set<String> = []
+        for (name, mapping) in schema.entities.sorted(by: { $0.key < $1.key }) {
+            guard schema.hasTable(mapping.table.name) else { continue }
+            for column in mapping.attributes where column.composite == nil {
+                let attribute = column.attribute
+                let old = before[name]?.properties.first { $0.name == attribute.name } as? AttributeDescription
+                guard let old, old.attributeType == .binaryData, attribute.attributeType == .binaryData,
+                    old.allowsExternalBinaryDataStorage != attribute.allowsExternalBinaryDataStorage,
+                    mapping.table.has(column.name), converted.insert(mapping.table.name + "." + column.name).inserted
+                else { continue }
+                let (table, name) = (quoted(mapping.table.name), quoted(column.name))
+                let read = try connection.makeStatement("SELECT Z_PK, \(name) FROM \(table) WHERE \(name) IS NOT NULL")
+                var rows: [(key: Int64, value: Data?)] = []
+                while try read.step() == .row {
+                    let stored = read.data(at: 1) ?? Data()
+                    let value =
+                        attribute.allowsExternalBinaryDataStorage
+                        ? try externalData.storedValue(of: stored)
+                        : stored.withUnsafeBytes { externalData.value(stored: $0) }
+                    rows.append((read.int64(at: 0), value))
+                }
+                let update = try connection.prepare("UPDATE \(table) SET \(name) = ? WHERE Z_PK = ?")
+                for row in rows {
+                    try update.bind([row.value.map { .blob($0) } ?? .null, .integer(row.key)])
+                    try update.run()
+                }
+            }
         }
     }
 

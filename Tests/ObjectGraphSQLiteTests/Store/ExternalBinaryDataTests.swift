@@ -334,4 +334,39 @@ extension ExternalBinaryDataTests {
         #expect(Self.files(url).count == 1)
         #expect(try Self.images(url) == ["small": Data([7]), "large": large])
     }
+
+    /// Turning external storage on, then off again, in a lightweight migration of the file in place: the values
+    /// saved before are rewritten in the column's new form (the flag is part of Core Data's version hash).
+    @Test func lightweightMigrationRewritesValuesWhenTheFlagChanges() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let plain = Self.model()
+        plain.entitiesByName["Photo"]?.attributesByName["image"]?.allowsExternalBinaryDataStorage = false
+        let large = Self.bytes(150_000, seed: 6)
+        SQLiteStore.register()
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: plain)
+            try coordinator.addPersistentStore(type: .sqlite, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for (name, image) in [("small", Data([1, 2])), ("large", large)] {
+                let photo = context.insertNewObject(forEntityName: "Photo")
+                photo.setValue(name, forKey: "name")
+                photo.setValue(image, forKey: "image")
+            }
+            try context.save()
+        }
+        let migrating: PersistentStoreOptions = [
+            .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
+        ]
+        #expect(try Self.images(url, options: migrating) == ["small": Data([1, 2]), "large": large])
+        #expect(try rawRows(url, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["010102"])
+        #expect(Self.files(url).count == 1)
+
+        // And back: the plain model reads the plain bytes again.
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: plain)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: migrating)
+        let photos = try ManagedObjectContext(coordinator: coordinator).fetch(FetchRequest(entityName: "Photo"))
+        #expect(Set(photos.compactMap { $0.value(forKey: "image") as? Data }) == [Data([1, 2]), large])
+        #expect(try rawRows(url, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["0102"])
+    }
 }
