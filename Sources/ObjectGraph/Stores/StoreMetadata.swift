@@ -20,6 +20,8 @@ public struct StoreMetadata: Sendable, CustomStringConvertible {
     public static let storeTypeKey = "NSStoreType"
     /// The key of the entity version hashes.
     public static let modelVersionHashesKey = "NSStoreModelVersionHashes"
+    /// The key of the digest of the entity version hashes Core Data writes beside them (a base64 string).
+    public static let modelVersionHashesDigestKey = "NSStoreModelVersionHashesDigest"
     /// The key of the model's version identifiers.
     public static let modelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
 
@@ -41,10 +43,25 @@ public struct StoreMetadata: Sendable, CustomStringConvertible {
         set { values[Self.storeTypeKey] = newValue }
     }
 
-    /// The version hashes of the entities of the model that last wrote the store.
+    /// The version hashes of the entities of the model that last wrote the store. Setting them sets their digest
+    /// (``modelVersionHashesDigestKey``) too, so that it never describes other hashes.
     public var modelVersionHashes: [String: Data]? {
         get { values[Self.modelVersionHashesKey] as? [String: Data] }
-        set { values[Self.modelVersionHashesKey] = newValue }
+        set {
+            values[Self.modelVersionHashesKey] = newValue
+            values[Self.modelVersionHashesDigestKey] = newValue.map(Self.digest(of:))
+        }
+    }
+
+    /// The digest Core Data writes of entity version hashes: SHA-512 of each entity's name followed by its hash, in
+    /// order of name, in base64.
+    public static func digest(of hashes: [String: Data]) -> String {
+        var bytes = Data()
+        for name in hashes.keys.sorted() {
+            bytes.append(contentsOf: Data(name.utf8))
+            bytes.append(hashes[name]!)
+        }
+        return SHA512.hash(bytes).base64EncodedString()
     }
 
     public var description: String {

@@ -228,6 +228,12 @@ struct StoreFileModelTests {
         #expect(model.entityVersionHashesByName == stored)
         #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
         #expect(model.matchesExactly(storeMetadata: metadata))
+        // The digest of the hashes, where Core Data wrote one (DataUsage, by a later Core Data than knowledgeC's).
+        if let digest = metadata[StoreMetadata.modelVersionHashesDigestKey] as? String {
+            #expect(StoreMetadata.digest(of: stored) == digest)
+        } else {
+            #expect(file == "knowledgec-10.14.db")
+        }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: [.readOnly: true])
     }

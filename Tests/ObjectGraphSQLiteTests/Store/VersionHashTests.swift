@@ -49,6 +49,9 @@ struct VersionHashTests {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: Self.model())
             let store = try coordinator.addPersistentStore(type: .sqlite, at: url)
             #expect(store.metadata.modelVersionHashes == Self.model().entityVersionHashesByName)
+            #expect(
+                store.metadata[StoreMetadata.modelVersionHashesDigestKey] as? String
+                    == StoreMetadata.digest(of: Self.model().entityVersionHashesByName))
             try coordinator.remove(store)
         }
         let legacy = Dictionary(uniqueKeysWithValues: Self.model().entities.map { ($0.name, $0.legacyVersionHash) })
