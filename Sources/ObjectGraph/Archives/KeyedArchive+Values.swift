@@ -157,14 +157,8 @@ package enum KeyedArchiveValues {
             return writer.stringUID(string)
         case let bool as Bool where type(of: value) == Bool.self:
             return writer.addValue(.bool(bool))
-        case let integer as Int:
-            return writer.addValue(.integer(Int64(integer)))
-        case let integer as Int64:
-            return writer.addValue(.integer(integer))
-        case let integer as Int32:
-            return writer.addValue(.integer(Int64(integer)))
-        case let integer as Int16:
-            return writer.addValue(.integer(Int64(integer)))
+        case let integer as any BinaryInteger:
+            return writer.addValue(.integer(Int64(truncatingIfNeeded: integer)))
         case let real as Double:
             return writer.addValue(.real(real))
         case let real as Float:

@@ -24,6 +24,27 @@ struct ExternalBinaryDataTests {
         ])
     }
 
+    /// The photo model with external storage off for the image.
+    static func plainModel() -> ManagedObjectModel {
+        let model = model()
+        model.entitiesByName["Photo"]?.attributesByName["image"]?.allowsExternalBinaryDataStorage = false
+        return model
+    }
+
+    /// Saves a photo `small` with two bytes and one `large` with `large` to a new store of the plain model.
+    static func writePlainPhotos(at url: URL, large: Data) throws {
+        SQLiteStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: plainModel())
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(coordinator: coordinator)
+        for (name, image) in [("small", Data([1, 2])), ("large", large)] {
+            let photo = context.insertNewObject(forEntityName: "Photo")
+            photo.setValue(name, forKey: "name")
+            photo.setValue(image, forKey: "image")
+        }
+        try context.save()
+    }
+
     /// `count` bytes that differ from run to run and from `seed` to `seed`.
     static func bytes(_ count: Int, seed: UInt8) -> Data {
         var generator = SystemRandomNumberGenerator()
@@ -296,21 +317,9 @@ extension ExternalBinaryDataTests {
     @Test func aMigrationManagerMovesPlainValuesIntoCoreDatasForm() throws {
         let folder = TemporaryFolder()
         let (source, destination) = (folder.file("before.sqlite"), folder.file("after.sqlite"))
-        let before = Self.model()
-        before.entitiesByName["Photo"]?.attributesByName["image"]?.allowsExternalBinaryDataStorage = false
+        let before = Self.plainModel()
         let large = Self.bytes(140_000, seed: 1)
-        do {
-            SQLiteStore.register()
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: before)
-            try coordinator.addPersistentStore(type: .sqlite, at: source)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            for (name, image) in [("small", Data([1, 2])), ("large", large)] {
-                let photo = context.insertNewObject(forEntityName: "Photo")
-                photo.setValue(name, forKey: "name")
-                photo.setValue(image, forKey: "image")
-            }
-            try context.save()
-        }
+        try Self.writePlainPhotos(at: source, large: large)
         #expect(try rawRows(source, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["0102"])
 
         try MigrationManager(sourceModel: before, destinationModel: Self.model()).migrateStore(
@@ -340,21 +349,9 @@ extension ExternalBinaryDataTests {
     @Test func lightweightMigrationRewritesValuesWhenTheFlagChanges() throws {
         let folder = TemporaryFolder()
         let url = folder.file("photos.sqlite")
-        let plain = Self.model()
-        plain.entitiesByName["Photo"]?.attributesByName["image"]?.allowsExternalBinaryDataStorage = false
+        let plain = Self.plainModel()
         let large = Self.bytes(150_000, seed: 6)
-        SQLiteStore.register()
-        do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: plain)
-            try coordinator.addPersistentStore(type: .sqlite, at: url)
-            let context = ManagedObjectContext(coordinator: coordinator)
-            for (name, image) in [("small", Data([1, 2])), ("large", large)] {
-                let photo = context.insertNewObject(forEntityName: "Photo")
-                photo.setValue(name, forKey: "name")
-                photo.setValue(image, forKey: "image")
-            }
-            try context.save()
-        }
+        try Self.writePlainPhotos(at: url, large: large)
         let migrating: PersistentStoreOptions = [
             .migratePersistentStoresAutomatically: true, .inferMappingModelAutomatically: true,
         ]
