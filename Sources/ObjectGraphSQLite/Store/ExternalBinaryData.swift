@@ -95,7 +95,9 @@ final class ExternalBinaryData {
         }
         var name = Self.contentName(of: data)
         let path = folder + "/" + name
-        if !Self.file(atPath: path, holds: data) {
+        // A file already holding the bytes is reused, its time set to now: a file no row names may be that old
+        // one, and a sweep spares files younger than its grace period until this save's row names it.
+        if !Self.file(atPath: path, holds: data) || utimensat(AT_FDCWD, path, nil, 0) != 0 {
             if FileManager.default.fileExists(atPath: path) { name = UUID().uuidString }
             try write(data, named: name, in: folder)
         }

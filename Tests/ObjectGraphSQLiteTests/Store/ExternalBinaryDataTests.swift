@@ -366,4 +366,28 @@ extension ExternalBinaryDataTests {
         #expect(Set(photos.compactMap { $0.value(forKey: "image") as? Data }) == [Data([1, 2]), large])
         #expect(try rawRows(url, "SELECT hex(ZIMAGE) FROM ZPHOTO WHERE ZNAME = 'small'") == ["0102"])
     }
+
+    /// A file a save reuses (it already holds the bytes) gets a fresh time, so that another process's sweep, which
+    /// spares young files, cannot take an old unnamed file away before the row naming it again commits.
+    @Test func aReusedFileIsMadeYoungAgain() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("photos.sqlite")
+        let large = Self.bytes(140_000, seed: 8)
+        let (_, context) = try Self.open(url)
+        let first = context.insertNewObject(forEntityName: "Photo")
+        first.setValue(large, forKey: "image")
+        try context.save()
+        let file = try #require(Self.files(url).first)
+        let path = Self.externalFolder(url).appendingPathComponent(file).path
+        context.delete(first)
+        try context.save()
+        Self.age(path, by: 3600)
+
+        context.insertNewObject(forEntityName: "Photo").setValue(large, forKey: "image")
+        try context.save()
+        #expect(Self.files(url) == [file])
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(Int(info.st_mtim.tv_sec) > time(nil) - 60)
+    }
 }
