@@ -46,14 +46,14 @@ struct XMLTransformableTests {
         #expect((unarchived as? NSDictionary)?["tags"] as? [String] == ["a", "b"])
     }
 
-    @Test func dataStaysDataAndArchivedObjectsStayAsTheyWere() throws {
+    @Test func dataStaysDataAndUndecodedTransformablesStayAsTheyWere() throws {
         let folder = TemporaryFolder()
         let url = folder.file("notes.xml")
         var writer = KeyedArchiveWriter()
         let archive = writer.encoded(root: writer.add(className: "Palette.Color", values: ["red": .real(1)]))
         let read = try Self.roundTrip(
-            [Data("archived".utf8), ArchivedObject(data: archive, rootClassName: "Palette.Color")], at: url)
+            [Data("archived".utf8), UndecodedTransformable(data: archive, rootClassName: "Palette.Color")], at: url)
         #expect(read.contains { $0 as? Data == Data("archived".utf8) })
-        #expect(read.contains { ($0 as? ArchivedObject)?.data == archive })
+        #expect(read.contains { ($0 as? UndecodedTransformable)?.data == archive })
     }
 }

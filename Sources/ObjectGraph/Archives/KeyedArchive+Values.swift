@@ -1,14 +1,15 @@
 import Foundation
 
-/// A transformable value kept as the `NSKeyedArchiver` archive a store holds, because its classes are not
-/// Foundation's property-list classes (an app's own class, `NSColor`, …), which ObjectGraph cannot make.
+/// A transformable value kept as the bytes a store holds, because ObjectGraph cannot turn them into Swift values: an
+/// `NSKeyedArchiver` archive of classes other than Foundation's property-list classes (an app's own class,
+/// `NSColor`, …), or what a value transformer of the app's own wrote.
 ///
 /// Reading such a value from a Core Data store gives this; saving the object again writes the same bytes back, so
-/// nothing is lost. ``rootClassName`` says what the archive holds.
-public struct ArchivedObject: Sendable, Hashable {
-    /// The archive, as the store holds it.
+/// nothing is lost. ``rootClassName`` says what an archive holds.
+public struct UndecodedTransformable: Sendable, Hashable {
+    /// The bytes, as the store holds them.
     public let data: Data
-    /// The class of the archive's root object (`$classname`), when it names one.
+    /// The class of the archive's root object (`$classname`), for an archive that names one; `nil` otherwise.
     public let rootClassName: String?
 
     public init(data: Data, rootClassName: String?) {

@@ -6,7 +6,7 @@ import Foundation
 /// the plain binary property lists these stores wrote before.
 package enum PropertyListCoding {
     package static func encode(_ value: Any) throws -> Data {
-        if let archived = value as? ArchivedObject { return archived.data }
+        if let archived = value as? UndecodedTransformable { return archived.data }
         do {
             return try KeyedArchiveValues.archive(value)
         } catch {
@@ -19,23 +19,23 @@ package enum PropertyListCoding {
     }
 
     /// The decoded value with Swift types (`Int`, `Double`, `Bool`, `String`, `Date`, `Data`, `UUID`, `URL`, arrays,
-    /// dictionaries): of a keyed archive of those, or of a plain property list; `nil` when the data is neither. An
-    /// archive of other classes (an app's own) reads as an ``ArchivedObject`` of its bytes, which ``encode(_:)``
-    /// writes back as they were.
+    /// dictionaries): of a keyed archive of those, or of a plain property list. Anything else (an archive of other
+    /// classes, what an app's own value transformer wrote) reads as an ``UndecodedTransformable`` of its bytes, which
+    /// ``encode(_:)`` writes back as they were: reading nil instead would erase the value at the object's next save.
     package static func decode(_ data: Data) -> (any Sendable)? {
         if let value = decodeArchive(data) { return value }
-        guard let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) else {
-            return nil
-        }
-        return sendable(value)
+        guard let value = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+            let decoded = sendable(value)
+        else { return UndecodedTransformable(data: data, rootClassName: nil) }
+        return decoded
     }
 
-    /// The value of a keyed archive (an ``ArchivedObject`` for one of other classes); `nil` when the data is no
+    /// The value of a keyed archive (an ``UndecodedTransformable`` for one of other classes); `nil` when the data is no
     /// keyed archive.
     package static func decodeArchive(_ data: Data) -> (any Sendable)? {
         guard data.starts(with: Self.binaryHeader), let archive = try? KeyedArchive(data: data) else { return nil }
         if let value = try? KeyedArchiveValues.value(of: archive) { return value }
-        return ArchivedObject(data: data, rootClassName: archive.object(archive.rootUID)?.className)
+        return UndecodedTransformable(data: data, rootClassName: archive.object(archive.rootUID)?.className)
     }
 
     private static let binaryHeader = Array("bplist00".utf8)

@@ -134,11 +134,29 @@ struct TransformableArchiveTests {
 
         let context = try Self.context(url)
         let note = try #require(try context.fetch(FetchRequest(entityName: "Note")).first)
-        let kept = try #require(note.value(forKey: "info") as? ArchivedObject)
+        let kept = try #require(note.value(forKey: "info") as? UndecodedTransformable)
         #expect(kept.rootClassName == "Palette.Color" && kept.data == archive)
         note.setValue("renamed", forKey: "title")
         try context.save()
         #expect(try Self.column(url) == archive)
+    }
+
+    @Test func bytesACustomTransformerWroteAreKeptAsTheyWere() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("notes.sqlite")
+        try Self.save("placeholder", at: url)
+        // What an app's own transformer might write: JSON, which is neither an archive nor a property list.
+        let json = Data(#"{"r":0.5,"g":0.25}"#.utf8)
+        try Self.setColumn(url, to: json)
+
+        let context = try Self.context(url)
+        let note = try #require(try context.fetch(FetchRequest(entityName: "Note")).first)
+        #expect(
+            note.value(forKey: "info") as? UndecodedTransformable
+                == UndecodedTransformable(data: json, rootClassName: nil))
+        note.setValue("renamed", forKey: "title")
+        try context.save()
+        #expect(try Self.column(url) == json)
     }
 
     @Test func plainPropertyListsWrittenBeforeStillRead() throws {
@@ -150,7 +168,7 @@ struct TransformableArchiveTests {
         #expect((try Self.info(url) as? [String: any Sendable])?["a"] as? Int == 1)
     }
 
-    @Test func anArchiveThatHoldsItselfReadsAsAnArchivedObject() throws {
+    @Test func anArchiveThatHoldsItselfReadsAsAnUndecodedTransformable() throws {
         let folder = TemporaryFolder()
         let url = folder.file("notes.sqlite")
         try Self.save("placeholder", at: url)
@@ -159,7 +177,7 @@ struct TransformableArchiveTests {
         writer.set(root, className: "NSArray", values: ["NS.objects": .array([.uid(root)])])
         let archive = writer.encoded(root: root)
         try Self.setColumn(url, to: archive)
-        #expect((try Self.info(url) as? ArchivedObject)?.rootClassName == "NSArray")
+        #expect((try Self.info(url) as? UndecodedTransformable)?.rootClassName == "NSArray")
     }
 
     @Test func aValueThatCannotBeArchivedFailsTheSave() throws {
