@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Dates are stored as seconds since 2001-01-01 (REAL), Booleans as INTEGER 0/1, UUIDs and binary data as BLOB,
 /// URLs and object IDs as TEXT, decimals as their exact text in a `DECIMAL` (NUMERIC affinity) column, and
-/// transformable values as a binary property list (BLOB).
+/// transformable values as an `NSKeyedArchiver` archive (BLOB), as Core Data keeps them.
 package enum ColumnKind: Sendable, Equatable {
     case integer
     case real

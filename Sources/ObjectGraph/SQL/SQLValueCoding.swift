@@ -13,9 +13,9 @@ import Foundation
 /// | binary data, UUID | BLOB (a UUID is its 16 bytes) |
 /// | URI | TEXT (the absolute string) |
 /// | object ID | TEXT (the URI) |
-/// | transformable | BLOB: a binary property list of the value |
+/// | transformable | BLOB: an `NSKeyedArchiver` archive of the value, as Core Data's default transformers write it (`PropertyListCoding`) |
 package enum SQLValueCoding {
-    /// The value to bind for an attribute value; throws for a transformable value that is not a property list.
+    /// The value to bind for an attribute value; throws for a transformable value that cannot be archived.
     package static func sqlValue(_ value: Any?, kind: ColumnKind) throws -> SQLValue {
         guard let value else { return .null }
         switch kind {

@@ -15,7 +15,7 @@ import ObjectGraph
 /// | binary data allowing external storage | BLOB in Core Data's form: a marker byte, then the bytes or a file's name (``ExternalBinaryData``) |
 /// | URI | TEXT (the absolute string) |
 /// | object ID | TEXT (the URI) |
-/// | transformable | BLOB: a binary property list of the value |
+/// | transformable | BLOB: an `NSKeyedArchiver` archive of the value, as Core Data's default transformers write it (`PropertyListCoding`) |
 enum ValueCoding {
     /// Binds an attribute value, as `SQLValueCoding.sqlValue(_:kind:)` converts it; the canonical types of the common kinds
     /// are bound directly, without a dynamic cast or an intermediate ``SQLValue``.
