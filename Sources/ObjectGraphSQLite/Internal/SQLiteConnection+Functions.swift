@@ -54,7 +54,7 @@ extension SQLiteConnection {
     ///   this store computes derived values itself and contexts read saved rows again;
     /// - its collations, which indexes may name: `NSCollateNoCase`, `NSCollateNumericallyNoCase`,
     ///   `NSCollateLocaleSensitive`, `NSCollateLocaleSensitiveNoCase` and `NSCollateFinderlike`, by Swift's string
-    ///   comparisons with the same options (the locale's rules are the POSIX locale's here).
+    ///   comparisons with the same options (the localized ones for the locale-sensitive collations).
     ///
     /// The names are read from Core Data's `NSSQLiteRegisterFunctions`.
     private func registerCoreDataFunctions(_ db: OpaquePointer) throws(SQLiteError) {
@@ -125,44 +125,42 @@ private let canonicalFunction: SQLFunction = { context, _, arguments in
     transformText(context, arguments) { SQLFolding.fold($0, caseInsensitive: true, diacriticInsensitive: true) }
 }
 
-/// Compares two UTF-8 texts with these options; `locale` compares by a locale's rules.
+/// Compares two UTF-8 texts by `compare`, mapped to SQLite's -1, 0 and 1.
 private func compareTexts(
     _ leftCount: Int32, _ left: UnsafeRawPointer?, _ rightCount: Int32, _ right: UnsafeRawPointer?,
-    options: String.CompareOptions, locale: Locale? = nil
+    by compare: (String, String) -> ComparisonResult
 ) -> Int32 {
     func text(_ bytes: UnsafeRawPointer?, _ count: Int32) -> String {
         guard let bytes, count > 0 else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(count)), as: UTF8.self)
     }
-    switch text(left, leftCount).compare(text(right, rightCount), options: options, range: nil, locale: locale) {
+    switch compare(text(left, leftCount), text(right, rightCount)) {
     case .orderedAscending: return -1
     case .orderedSame: return 0
     case .orderedDescending: return 1
     }
 }
 
-private let posixLocale = Locale(identifier: "en_US_POSIX")
-
 private let noCaseCollation: SQLCollation = { _, leftCount, left, rightCount, right in
-    compareTexts(leftCount, left, rightCount, right, options: [.caseInsensitive])
+    compareTexts(leftCount, left, rightCount, right) { $0.compare($1, options: [.caseInsensitive]) }
 }
 
 private let numericallyNoCaseCollation: SQLCollation = { _, leftCount, left, rightCount, right in
-    compareTexts(leftCount, left, rightCount, right, options: [.caseInsensitive, .numeric])
+    compareTexts(leftCount, left, rightCount, right) { $0.compare($1, options: [.caseInsensitive, .numeric]) }
 }
 
+// The locale's rules through Foundation's localized comparisons: `compare(_:options:range:locale:)` with a locale
+// compared bytes and ignored `.caseInsensitive` on Linux ("B" before "a").
 private let localeSensitiveCollation: SQLCollation = { _, leftCount, left, rightCount, right in
-    compareTexts(leftCount, left, rightCount, right, options: [], locale: posixLocale)
+    compareTexts(leftCount, left, rightCount, right) { $0.localizedCompare($1) }
 }
 
 private let localeSensitiveNoCaseCollation: SQLCollation = { _, leftCount, left, rightCount, right in
-    compareTexts(leftCount, left, rightCount, right, options: [.caseInsensitive], locale: posixLocale)
+    compareTexts(leftCount, left, rightCount, right) { $0.localizedCaseInsensitiveCompare($1) }
 }
 
 private let finderlikeCollation: SQLCollation = { _, leftCount, left, rightCount, right in
-    compareTexts(
-        leftCount, left, rightCount, right, options: [.caseInsensitive, .numeric, .widthInsensitive],
-        locale: posixLocale)
+    compareTexts(leftCount, left, rightCount, right) { $0.localizedStandardCompare($1) }
 }
 
 /// The compiled patterns of one connection. Bounded: cleared when it reaches `capacity` entries.

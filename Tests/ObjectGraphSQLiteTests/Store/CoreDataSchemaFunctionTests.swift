@@ -77,4 +77,22 @@ struct CoreDataSchemaFunctionTests {
                 == ["Item 2", "item 10"])
         #expect(try rawRows(url, "SELECT COUNT(*) FROM ZNOTE WHERE ZTITLE = 'ITEM 2' COLLATE NSCollateNoCase") == ["1"])
     }
+
+    @Test func theOtherCollationsOrderAsTheirNamesSay() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("notes.sqlite")
+        let context = try Self.store(at: url)
+        for title in ["b", "File 10", "a", "file 9", "B"] {
+            context.insertNewObject(forEntityName: "Note").setValue(title, forKey: "title")
+        }
+        try context.save()
+        func order(_ collation: String) throws -> [String] {
+            try rawRows(url, "SELECT ZTITLE FROM ZNOTE ORDER BY ZTITLE COLLATE \(collation), ZTITLE")
+        }
+        #expect(try order("NSCollateFinderlike") == ["a", "b", "B", "file 9", "File 10"])
+        #expect(try order("NSCollateLocaleSensitiveNoCase") == ["a", "B", "b", "File 10", "file 9"])
+        #expect(
+            try order("NSCollateLocaleSensitive").firstIndex(of: "File 10")! < order("NSCollateLocaleSensitive")
+                .firstIndex(of: "file 9")!)
+    }
 }
