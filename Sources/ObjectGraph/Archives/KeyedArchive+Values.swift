@@ -146,12 +146,10 @@ package enum KeyedArchiveValues {
         -> Int
     {
         guard depth < depthLimit else { throw Unsupported(description: "collections nested too deep") }
-        // An NSNumber (from Foundation's property lists) by its own type: casts would make any of them an Int.
-        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
-            let type = String(cString: number.objCType)
-            if type == "c" || type == "B" { return writer.addValue(.bool(number.boolValue)) }
-            if type == "d" || type == "f" { return writer.addValue(.real(number.doubleValue)) }
-            return writer.addValue(.integer(number.int64Value))
+        // An NSNumber (from Foundation's property lists) by its own type, as property lists read it: casts would
+        // make any of them an Int.
+        if type(of: value) is NSNumber.Type, let number = PropertyListCoding.sendable(value) {
+            return try add(number, to: &writer, depth: depth)
         }
         switch value {
         case let string as String:

@@ -116,20 +116,20 @@ enum ModelCacheDecoder {
         // opened from its cache is read, and its derivation (an archived expression under a key not seen in a real
         // file yet) is not. ObjectGraph's own cache keeps the derivation's format string.
         case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
-            let code = archive.resolve(object.values["NSAttributeType"])?.integer ?? 0
+            let type = AttributeType(coreDataCode: archive.resolve(object.values["NSAttributeType"])?.integer ?? 0)
             let attribute: AttributeDescription
-            if object.className == "NSCompositeAttributeDescription" || attributeType(code) == .composite {
+            if object.className == "NSCompositeAttributeDescription" || type == .composite {
                 attribute = CompositeAttributeDescription(
                     name: name, elements: compositeElements(object, archive: archive), isOptional: isOptional)
             } else if let format = archive.string(object, ModelCacheEncoder.derivationKey),
                 let expression = try? ObjectExpression(format: format)
             {
                 attribute = DerivedAttributeDescription(
-                    name: name, type: attributeType(code),
+                    name: name, type: type,
                     derivationExpression: expression)
                 attribute.isOptional = isOptional
             } else {
-                attribute = AttributeDescription(name: name, type: attributeType(code), isOptional: isOptional)
+                attribute = AttributeDescription(name: name, type: type, isOptional: isOptional)
             }
             attribute.valueTransformerName = archive.string(object, "NSValueTransformerName")
             attribute.attributeValueClassName = archive.string(object, "NSAttributeValueClassName")
@@ -251,8 +251,4 @@ enum ModelCacheDecoder {
         (0, .noAction), (1, .nullify), (2, .cascade), (3, .deny),
     ]
 
-    /// The type of a Core Data `NSAttributeType` code (`.undefined` for one it does not know).
-    static func attributeType(_ code: Int64) -> AttributeType {
-        AttributeType(coreDataCode: code)
-    }
 }

@@ -390,4 +390,13 @@ extension ExternalBinaryDataTests {
         #expect(stat(path, &info) == 0)
         #expect(Int(info.st_mtim.tv_sec) > time(nil) - 60)
     }
+
+    /// Core Data's file-backed futures (marker 0x03) are not read: they give no value rather than their marker bytes.
+    @Test func aFileBackedFutureReadsAsNoValue() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("Photos.sqlite")
+        try Self.writeCoreDataFile(at: url, rows: [("future", Data([3]) + Data("metadata".utf8))])
+        let images = try Self.images(url, options: [.ignoresModelVersion: true, .readOnly: true])
+        #expect(images.count == 1 && images["future"] == .some(nil))
+    }
 }
