@@ -48,6 +48,38 @@ struct ObjectRegistryTests {
         #expect(registry.count == 0 && registry.values.isEmpty && registry[id(2)] == nil)
     }
 
+    /// A fetch into an empty context registers its objects unlooked-at, in a list: they are found, counted, gone
+    /// through and removed as any other, and placed in their tables the first time an ID is asked about.
+    @Test func objectsRegisteredAsDistinctAreFoundOnceAsked() {
+        let registry = ObjectRegistry()
+        let fetched = (Int64(1)...Int64(3_000)).reversed().map { object(id($0)) }
+        for object in fetched { registry.registerDistinct(object) }
+        #expect(registry.count == 3_000)
+        var seen = 0
+        registry.forEach { _ in seen += 1 }
+        #expect(seen == 3_000 && registry.values.count == 3_000)
+        #expect((Int64(1)...Int64(3_000)).allSatisfy { registry[id($0)] === fetched[3_000 - Int($0)] })
+        #expect(registry[id(3_001)] == nil && registry.count == 3_000)
+
+        // Registering, replacing and removing place the list first, whatever comes next.
+        let other = ObjectRegistry()
+        let first = object(id(7))
+        other.registerDistinct(first)
+        other.registerDistinct(object(id(8)))
+        let replacement = object(id(8))
+        other[id(8)] = replacement
+        #expect(other.count == 2 && other[id(8)] === replacement && other[id(7)] === first)
+        other.registerDistinct(object(id(9)))
+        other[id(7)] = nil
+        #expect(other.count == 2 && other[id(7)] == nil && other[id(9)] != nil)
+        other.registerDistinct(object(id(10)))
+        other.register(object(id(11)))
+        #expect(other.count == 4 && other[id(10)] != nil && other[id(11)] != nil)
+        other.registerDistinct(object(id(12)))
+        other.removeAll()
+        #expect(other.count == 0 && other.values.isEmpty && other[id(12)] == nil)
+    }
+
     /// What a fetch does for each result: look the ID up, and register a new object under its own ID when there
     /// is none (in the last table's slot when it can, anywhere `insert` would put it otherwise).
     @Test func lookingUpThenRegisteringMakesAnObjectOnlyForAnIDWithoutOne() {

@@ -49,14 +49,18 @@ extension ManagedObjectContext {
             registered.reserveCapacity(registered.count + results.count)
             let refreshes = request.shouldRefreshRefetchedObjects && withValues
             var faultClass = lastFaultClass
+            // A context holding no objects registers the fetch's objects (each ID once) without looking them up.
+            var distinctFrom: Int? = registered.count == 0 ? 0 : nil
             let objects = results.indices.map { position in
-                if refreshes, let loaded = registered[results[position].objectID], isRefetchable(loaded) {
+                if refreshes, distinctFrom == nil, let loaded = registered[results[position].objectID],
+                    isRefetchable(loaded)
+                {
                     if let record = results[position].takeRecord() { refreshLoaded(loaded, from: record) }
                     return loaded
                 }
                 return materialize(
                     results, at: position, withValues: withValues, asFault: asFaults, generation: generation,
-                    faultClass: &faultClass)
+                    faultClass: &faultClass, distinctFrom: &distinctFrom)
             }
             lastFaultClass = faultClass
             if request.fetchBatchSize > 0 { groupFaults(objects, intoBatchesOf: request.fetchBatchSize) }

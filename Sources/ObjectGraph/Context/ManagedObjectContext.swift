@@ -236,6 +236,30 @@ public final class ManagedObjectContext {
         return object
     }
 
+    /// ``object(with:faultClass:)`` for one of a fetch's results, which name each ID once: while the registry holds
+    /// `distinctFrom` objects (it held none when the fetch began, and only the fetch's own objects were registered
+    /// since), no registered object can have this ID, and the new fault is registered without a lookup
+    /// (``ObjectRegistry/registerDistinct(_:)``). Anything else registering an object meanwhile (a subclass's
+    /// initializer, a relationship filled in) sets `distinctFrom` to nil: from then on, IDs are looked up.
+    func object(
+        with objectID: consuming ManagedObjectID, faultClass: inout EntityClass?, distinctFrom: inout Int?
+    ) -> ManagedObject {
+        guard let before = distinctFrom, registered.count == before else {
+            distinctFrom = nil
+            return object(with: objectID, faultClass: &faultClass)
+        }
+        let object = makeFault(for: objectID, using: &faultClass)
+        guard registered.count == before else {
+            distinctFrom = nil
+            if let existing = registered.object(for: object.objectID) { return existing }
+            registered.register(object)
+            return object
+        }
+        registered.registerDistinct(object)
+        distinctFrom = before + 1
+        return object
+    }
+
     /// A new fault for an object ID (not yet registered); `last` is the entity and class of the last one made.
     private func makeFault(for objectID: consuming ManagedObjectID, using last: inout EntityClass?)
         -> ManagedObject
@@ -347,14 +371,16 @@ public final class ManagedObjectContext {
     /// ``materialize(_:record:asFault:generation:)`` for a fetch result, reading an atomic store's record in place;
     /// `withValues` false leaves a plain fault. `faultClass` is kept by the fetch across its results (see
     /// ``object(with:faultClass:)``). The result is read in place in the fetch's results: copying it out copied
-    /// its reference to the store's rows twice (a retain and a release each) before the fault kept it.
+    /// its reference to the store's rows twice (a retain and a release each) before the fault kept it. See
+    /// ``object(with:faultClass:distinctFrom:)`` for `distinctFrom`.
     func materialize(
         _ results: [MergedFetchResult], at position: Int, withValues: Bool, asFault: Bool, generation: UInt64,
-        faultClass: inout EntityClass?
+        faultClass: inout EntityClass?, distinctFrom: inout Int?
     ) -> ManagedObject {
         switch results[position].row {
         case .record(let rows, let index, let includesValues):
-            let object = self.object(with: rows.objectID(at: index), faultClass: &faultClass)
+            let object = self.object(
+                with: rows.objectID(at: index), faultClass: &faultClass, distinctFrom: &distinctFrom)
             if withValues, includesValues, object.storage == .fault {
                 if asFault {
                     object.faultValues = .row(rows, index)
@@ -365,7 +391,8 @@ public final class ManagedObjectContext {
             }
             return object
         case .result(let results, let index):
-            let object = self.object(with: results.results[index].objectID, faultClass: &faultClass)
+            let object = self.object(
+                with: results.results[index].objectID, faultClass: &faultClass, distinctFrom: &distinctFrom)
             let record = withValues ? results.takeRecord(at: index) : nil
             return filled(object, from: record, asFault: asFault, generation: generation)
         }
