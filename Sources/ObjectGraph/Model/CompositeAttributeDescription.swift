@@ -47,12 +47,15 @@ public final class CompositeAttributeDescription: AttributeDescription, @uncheck
         didSet { if isFrozen { for element in elements { element.isFrozen = true } } }
     }
 
-    /// Core Data's (`NSCompositeAttributeDescription`'s), as far as known: SHA-256 of the attribute's hash and the
-    /// hashes of its leaf elements in order of name.
+    /// Core Data's (`NSCompositeAttributeDescription`'s): SHA-256 of the hashes of its stored leaf elements (nested
+    /// composites flattened) in order of name. The composite's own name, flags and modifier are not part of it:
+    /// Core Data computes the attribute's hash first and then hashes the elements' alone (its
+    /// `_versionHash:inStyle:` in both its Intel and ARM builds).
     override var coreDataVersionHash: Data {
-        var bytes = super.coreDataVersionHash
-        for leaf in leafElements.sorted(by: { $0.attribute.name < $1.attribute.name }) {
-            bytes.append(leaf.attribute.coreDataVersionHash)
+        var bytes = Data()
+        let leaves = leafElements.map(\.attribute).filter { !$0.isTransient }
+        for leaf in leaves.sorted(by: { $0.name < $1.name }) {
+            bytes.append(leaf.coreDataVersionHash)
         }
         return SHA256.hash(bytes)
     }

@@ -64,11 +64,12 @@ public final class DerivedAttributeDescription: AttributeDescription, @unchecked
         return expression.expressionFormat
     }
 
-    /// Core Data's (`NSDerivedAttributeDescription`'s): SHA-256 of the attribute's hash and the derivation's format.
+    /// Core Data's (`NSDerivedAttributeDescription`'s): SHA-256 of the derivation as `NSExpression` writes it
+    /// (``derivationFormat``: `canonical:(name)`, `sessions.@count`, `now()`). The attribute's own name, type and
+    /// flags are not part of it: Core Data computes the attribute's hash and then hashes the derivation alone (and
+    /// a filtering predicate, which models built here do not have).
     override var coreDataVersionHash: Data {
-        var bytes = super.coreDataVersionHash
-        if let format = derivationExpression?.expressionFormat { bytes.append(contentsOf: Data(format.utf8)) }
-        return SHA256.hash(bytes)
+        SHA256.hash(Data((derivationFormat ?? "").utf8))
     }
 
     override var versionHashComponents: [String] {
