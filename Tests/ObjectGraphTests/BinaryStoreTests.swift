@@ -40,6 +40,45 @@ struct BinaryStoreTests {
         #expect(added.objectID.referenceKey > sessions.map(\.objectID.referenceKey).max()!)
     }
 
+    /// A transformable the framework cannot decode (an archive of an app's own class, read from a Core Data store)
+    /// is kept as its bytes and written back unchanged: converting such a store to a binary one loses nothing.
+    @Test func undecodedTransformablesKeepTheirBytesAndClassName() throws {
+        let folder = TemporaryFolder()
+        let title = AttributeDescription(name: "title", type: .string)
+        let info = AttributeDescription(name: "info", type: .transformable)
+        let note = EntityDescription(name: "Note", properties: [title, info])
+        let model = ManagedObjectModel(entities: [note])
+        let url = folder.file("notes.bin")
+        let archived = UndecodedTransformable(
+            data: Data([0x62, 0x70, 0x00, 0xFF, 0x10]), rootClassName: "Palette.Color")
+        let transformed = UndecodedTransformable(data: Data("custom transformer bytes".utf8), rootClassName: nil)
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: .binary, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            for (title, value) in [("a", archived), ("b", transformed)] {
+                let object = context.insertNewObject(forEntityName: "Note")
+                object.setValue(title, forKey: "title")
+                object.setValue(value, forKey: "info")
+            }
+            try context.save()
+        }
+        func read() throws -> (ManagedObjectContext, [ManagedObject]) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(type: .binary, at: url)
+            let context = ManagedObjectContext(coordinator: coordinator)
+            return (context, try context.all("Note", sortedBy: "title"))
+        }
+        var (context, notes) = try read()
+        #expect(notes.map { $0.value(forKey: "info") as? UndecodedTransformable } == [archived, transformed])
+        // Saved again for another change, the values stay as they were.
+        notes[0].setValue("a2", forKey: "title")
+        try context.save()
+        (context, notes) = try read()
+        #expect(notes.map { $0.value(forKey: "title") as? String } == ["a2", "b"])
+        #expect(notes.map { $0.value(forKey: "info") as? UndecodedTransformable } == [archived, transformed])
+    }
+
     @Test func writesDeterministicBytes() throws {
         let folder = TemporaryFolder()
         let (url, _) = try writeSample(in: folder)

@@ -21,7 +21,8 @@ import Foundation
 ///              4 decimal (string); 5 string; 6 true; 7 false; 8 date (double, seconds since 2001-01-01);
 ///              9 data (bytes); 10 UUID (16 bytes); 11 URL (string); 12 object ID (entity index, key);
 ///              13 object IDs (count, then entity index and key each); 14 array (count, values);
-///              15 dictionary (count, then key string and value each)
+///              15 dictionary (count, then key string and value each); 16 undecoded transformable (the bytes,
+///              then the archive's root class name as a string, empty for none: see `UndecodedTransformable`)
 /// string/bytes varint length, then the bytes (strings are UTF-8)
 /// ```
 ///
@@ -34,7 +35,7 @@ enum BinaryStoreFormat {
 
     enum Tag: UInt8 {
         case null = 0, integer, double, float, decimal, string, isTrue, isFalse, date, data, uuid, url, objectID
-        case objectIDs, array, dictionary
+        case objectIDs, array, dictionary, undecodedTransformable
     }
 
     // MARK: Writing
@@ -113,6 +114,11 @@ enum BinaryStoreFormat {
             writer.u8(Tag.uuid.rawValue)
             withUnsafeBytes(of: v.uuid) { writer.bytes.append(contentsOf: $0) }
         case let v as URL: writer.u8(Tag.url.rawValue); writer.string(v.absoluteString)
+        case let v as UndecodedTransformable:
+            // Kept as the bytes a Core Data store held (an app's own archived classes): written back unchanged.
+            writer.u8(Tag.undecodedTransformable.rawValue)
+            writer.raw(v.data)
+            writer.string(v.rootClassName ?? "")
         case let v as [String: Data]:
             writer.u8(Tag.dictionary.rawValue)
             writer.varint(UInt64(v.count))
@@ -347,6 +353,10 @@ enum BinaryStoreFormat {
             guard let url = URL(string: try reader.string()) else { throw reader.corrupt("a URL is malformed") }
             return url
         case .objectID: return try readID(&reader, ids: ids)
+        case .undecodedTransformable:
+            let data = try reader.data()
+            let className = try reader.string()
+            return UndecodedTransformable(data: data, rootClassName: className.isEmpty ? nil : className)
         case .objectIDs:
             let count = try reader.count(minimumSize: 2)
             var list: [ManagedObjectID] = []
