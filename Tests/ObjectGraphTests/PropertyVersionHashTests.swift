@@ -49,8 +49,17 @@ struct PropertyVersionHashTests {
         let count = DerivedAttributeDescription(
             name: "sessionCount", type: .integer64,
             derivationExpression: try ObjectExpression(format: "sessions.@count"))
+        // Core Data keeps `sessions.@count` as the function `count:(sessions)`, and hashes that text.
         #expect(count.derivationFormat == "sessions.@count")
-        #expect(count.coreDataVersionHash == SHA256.hash(Data("sessions.@count".utf8)))
+        #expect(count.coreDataDerivationText == "count:(sessions)")
+        #expect(count.coreDataVersionHash == SHA256.hash(Data("count:(sessions)".utf8)))
+        let total = DerivedAttributeDescription(
+            name: "total", type: .integer64,
+            derivationExpression: try ObjectExpression(format: "sessions.@sum.duration"))
+        #expect(total.coreDataDerivationText == "sessions.@sum.duration")
+        let now = DerivedAttributeDescription(
+            name: "touched", type: .date, derivationExpression: .function("now", []))
+        #expect(now.coreDataDerivationText == "now()")
         let folded = DerivedAttributeDescription(
             name: "searchTitle", type: .string,
             derivationExpression: .function("canonical", [try ObjectExpression(format: "title")]))

@@ -20,6 +20,14 @@ extension ObjectExpression {
         var decoder = ExpressionDecoder(archive: archive)
         self = try decoder.expression(archive.rootUID)
     }
+
+    /// Decodes an `NSExpression` that is one object of a larger archive (a derived attribute's
+    /// `NSDerivationExpression` in a compiled model), read as ``init(archivedData:)`` reads a whole archive.
+    /// - Throws: ``MigrationError/Code/invalidMappingFile`` when the object is no expression this reader knows.
+    package init(archivedObject uid: Int, in archive: KeyedArchive) throws {
+        var decoder = ExpressionDecoder(archive: archive)
+        self = try decoder.expression(uid)
+    }
 }
 
 /// Turns archived `NSExpression` objects into expressions.

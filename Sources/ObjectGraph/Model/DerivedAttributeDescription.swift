@@ -64,12 +64,33 @@ public final class DerivedAttributeDescription: AttributeDescription, @unchecked
         return expression.expressionFormat
     }
 
-    /// Core Data's (`NSDerivedAttributeDescription`'s): SHA-256 of the derivation as `NSExpression` writes it
-    /// (``derivationFormat``: `canonical:(name)`, `sessions.@count`, `now()`). The attribute's own name, type and
-    /// flags are not part of it: Core Data computes the attribute's hash and then hashes the derivation alone (and
-    /// a filtering predicate, which models built here do not have).
+    /// Core Data's (`NSDerivedAttributeDescription`'s): SHA-256 of the derivation's `predicateFormat`
+    /// (``coreDataDerivationText``). The attribute's own name, type and flags are not part of it: Core Data computes
+    /// the attribute's hash and then hashes the derivation alone (and a filtering predicate, which models built here
+    /// do not have).
     override var coreDataVersionHash: Data {
-        SHA256.hash(Data((derivationFormat ?? "").utf8))
+        SHA256.hash(Data((coreDataDerivationText ?? "").utf8))
+    }
+
+    /// The derivation as Core Data keeps and writes it: its `setDerivationExpression:` turns a key path ending in
+    /// `.@count` into the function `count:(path)` and one ending in `.@sum` or `.@total` into `sum:(path)`, and
+    /// `NSExpression` writes a function with its selector (`canonical:(title)`, `now()`).
+    var coreDataDerivationText: String? {
+        guard let expression = derivationExpression else { return nil }
+        switch expression {
+        case .keyPath(let path):
+            for (suffix, function) in [(".@count", "count"), (".@sum", "sum"), (".@total", "sum")]
+            where path.hasSuffix(suffix) {
+                return "\(function):(\(path.dropLast(suffix.count)))"
+            }
+            return path
+        case .function(let name, let arguments) where arguments.isEmpty:
+            return "\(name)()"
+        case .function(let name, let arguments) where arguments.count == 1:
+            return "\(name):(\(arguments[0].expressionFormat))"
+        default:
+            return expression.expressionFormat
+        }
     }
 
     override var versionHashComponents: [String] {

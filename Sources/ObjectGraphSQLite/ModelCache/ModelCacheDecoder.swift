@@ -112,21 +112,17 @@ enum ModelCacheDecoder {
         let isTransient = flag("NSIsTransient", 0x8)
         let described: PropertyDescription
         switch object.className {
-        // A derived attribute of Core Data's cache is read as the plain attribute its stored values fill: a store
-        // opened from its cache is read, and its derivation (an archived expression under a key not seen in a real
-        // file yet) is not. ObjectGraph's own cache keeps the derivation's format string.
+        // A derived attribute's derivation: ObjectGraph's caches keep its format string, Core Data's an archived
+        // `NSExpression` under `NSDerivationExpression` (its coder's key). One this reader cannot decode leaves the
+        // plain attribute its stored values fill: the store is still read.
         case "NSAttributeDescription", "NSDerivedAttributeDescription", "NSCompositeAttributeDescription":
             let type = AttributeType(coreDataCode: archive.resolve(object.values["NSAttributeType"])?.integer ?? 0)
             let attribute: AttributeDescription
             if object.className == "NSCompositeAttributeDescription" || type == .composite {
                 attribute = CompositeAttributeDescription(
                     name: name, elements: compositeElements(object, archive: archive), isOptional: isOptional)
-            } else if let format = archive.string(object, ModelCacheEncoder.derivationKey),
-                let expression = try? ObjectExpression(format: format)
-            {
-                attribute = DerivedAttributeDescription(
-                    name: name, type: type,
-                    derivationExpression: expression)
+            } else if let expression = derivation(object, archive: archive) {
+                attribute = DerivedAttributeDescription(name: name, type: type, derivationExpression: expression)
                 attribute.isOptional = isOptional
             } else {
                 attribute = AttributeDescription(name: name, type: type, isOptional: isOptional)
@@ -172,12 +168,32 @@ enum ModelCacheDecoder {
         return described
     }
 
-    /// The key under which ObjectGraph's own caches archive a composite's elements.
-    static let compositeElementsKey = "NSElements"
+    /// A derived attribute's derivation: the format string of ObjectGraph's caches, else Core Data's archived
+    /// expression, whose `count:(path)` and `sum:(path)` (what Core Data makes of `path.@count` and `path.@sum`) are
+    /// read back as those key paths. `nil` for a plain attribute, or a derivation this reader cannot decode.
+    private static func derivation(_ object: KeyedArchive.Object, archive: KeyedArchive) -> ObjectExpression? {
+        if let format = archive.string(object, ModelCacheEncoder.derivationKey) {
+            return try? ObjectExpression(format: format)
+        }
+        guard let uid = archive.object(object, "NSDerivationExpression")?.uid,
+            let expression = try? ObjectExpression(archivedObject: uid, in: archive)
+        else { return nil }
+        if case .function(let name, let arguments) = expression, name == "count" || name == "sum",
+            arguments.count == 1, case .keyPath(let path) = arguments[0]
+        {
+            return .keyPath(path + ".@" + name)
+        }
+        return expression
+    }
 
-    /// A composite attribute's elements. ObjectGraph's caches keep them under ``compositeElementsKey``; for an
-    /// archive that names them otherwise (no cache of Core Data's with a composite has been seen yet), the first
-    /// array of the object whose entries all decode as attributes is taken.
+    /// The key under which Core Data's coder (and ObjectGraph's caches since) archive a composite's elements.
+    static let compositeElementsKey = "NSCompositeElements"
+    /// The key ObjectGraph's caches used before they used Core Data's.
+    static let earlierCompositeElementsKey = "NSElements"
+
+    /// A composite attribute's elements, under Core Data's ``compositeElementsKey`` or the key ObjectGraph's caches
+    /// used before; for an archive that names them otherwise, the first array of the object whose entries all
+    /// decode as attributes is taken.
     private static func compositeElements(_ object: KeyedArchive.Object, archive: KeyedArchive)
         -> [AttributeDescription]
     {
@@ -188,7 +204,9 @@ enum ModelCacheDecoder {
             let elements = decoded.compactMap { $0 as? AttributeDescription }
             return elements.count == uids.count ? elements : nil
         }
-        if let elements = attributes(object.values[compositeElementsKey]) { return elements }
+        for key in [compositeElementsKey, earlierCompositeElementsKey] {
+            if let elements = attributes(object.values[key]) { return elements }
+        }
         for key in object.values.keys.sorted() where key != "NSEntity" {
             if let elements = attributes(object.values[key]) { return elements }
         }

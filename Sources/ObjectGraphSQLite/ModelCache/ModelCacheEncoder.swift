@@ -19,7 +19,9 @@ enum ModelCacheEncoder {
     static let attributeFlagsKey = "NSFlagsKey"
     static let externalStorageFlag: Int64 = 0x4
     static let preservesValueFlag: Int64 = 0x10
-    /// The key of a derived attribute's derivation, as its format string (Core Data's own key is not known).
+    /// The key of a derived attribute's derivation, as its format string. Core Data's coder keeps an archived
+    /// `NSExpression` under `NSDerivationExpression` instead, which these caches do not write (no writer of
+    /// `NSExpression` archives here): Core Data reading one of them sees the derived attribute's stored values only.
     static let derivationKey = "_ObjectGraphDerivationFormat"
 
     /// The model's archive, raw-deflated as Core Data stores its cache.
