@@ -79,8 +79,7 @@ public final class DerivedAttributeDescription: AttributeDescription, @unchecked
         guard let expression = derivationExpression else { return nil }
         switch expression {
         case .keyPath(let path):
-            for (suffix, function) in [(".@count", "count"), (".@sum", "sum"), (".@total", "sum")]
-            where path.hasSuffix(suffix) {
+            for (suffix, function) in Self.aggregateSuffixes where path.hasSuffix(suffix) {
                 return "\(function):(\(path.dropLast(suffix.count)))"
             }
             return path
@@ -98,6 +97,19 @@ public final class DerivedAttributeDescription: AttributeDescription, @unchecked
     }
 
     static let stringFunctions: Set<String> = ["canonical", "lowercase", "uppercase"]
+
+    /// The key-path endings Core Data's `setDerivationExpression:` turns into functions of the path before them.
+    private static let aggregateSuffixes = [(".@count", "count"), (".@sum", "sum"), (".@total", "sum")]
+
+    /// A derivation as Core Data keeps it, read back in the key-path form this framework evaluates:
+    /// `count:(path)` as `path.@count`, `sum:(path)` as `path.@sum`; any other expression as it is.
+    package static func keyPathForm(of expression: ObjectExpression) -> ObjectExpression {
+        guard case .function(let name, let arguments) = expression, arguments.count == 1,
+            case .keyPath(let path) = arguments[0],
+            let suffix = aggregateSuffixes.first(where: { $0.1 == name })?.0
+        else { return expression }
+        return .keyPath(path + suffix)
+    }
 }
 
 /// A derived attribute's expression, checked against its entity and ready to evaluate.

@@ -178,12 +178,7 @@ enum ModelCacheDecoder {
         guard let uid = archive.object(object, "NSDerivationExpression")?.uid,
             let expression = try? ObjectExpression(archivedObject: uid, in: archive)
         else { return nil }
-        if case .function(let name, let arguments) = expression, name == "count" || name == "sum",
-            arguments.count == 1, case .keyPath(let path) = arguments[0]
-        {
-            return .keyPath(path + ".@" + name)
-        }
-        return expression
+        return DerivedAttributeDescription.keyPathForm(of: expression)
     }
 
     /// The key under which Core Data's coder (and ObjectGraph's caches since) archive a composite's elements.

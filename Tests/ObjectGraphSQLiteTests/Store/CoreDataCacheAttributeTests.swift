@@ -39,21 +39,18 @@ struct CoreDataCacheAttributeTests {
         let location = attribute(
             "location", code: 2100, entity: room, className: "NSCompositeAttributeDescription",
             extra: ["NSCompositeElements": writer.array([zip, city])])
-        let sessions = writer.add(
-            className: "NSRelationshipDescription", superclasses: ["NSPropertyDescription", "NSObject"],
-            values: [
-                "NSPropertyName": writer.string("sessions"), "NSEntity": .uid(room), "_P": .integer(0x3),
-                "_NSDestinationEntityName": writer.string("Session"),
-                "_NSInverseRelationshipName": writer.string("room"), "NSMaxCount": .integer(0),
-            ])
+        func relationship(_ name: String, entity: Int, destination: String, inverse: String, maxCount: Int64) -> Int {
+            writer.add(
+                className: "NSRelationshipDescription", superclasses: ["NSPropertyDescription", "NSObject"],
+                values: [
+                    "NSPropertyName": writer.string(name), "NSEntity": .uid(entity), "_P": .integer(0x3),
+                    "_NSDestinationEntityName": writer.string(destination),
+                    "_NSInverseRelationshipName": writer.string(inverse), "NSMaxCount": .integer(maxCount),
+                ])
+        }
+        let sessions = relationship("sessions", entity: room, destination: "Session", inverse: "room", maxCount: 0)
         let title = attribute("title", code: 700, entity: session)
-        let roomLink = writer.add(
-            className: "NSRelationshipDescription", superclasses: ["NSPropertyDescription", "NSObject"],
-            values: [
-                "NSPropertyName": writer.string("room"), "NSEntity": .uid(session), "_P": .integer(0x3),
-                "_NSDestinationEntityName": writer.string("Room"),
-                "_NSInverseRelationshipName": writer.string("sessions"), "NSMaxCount": .integer(1),
-            ])
+        let roomLink = relationship("room", entity: session, destination: "Room", inverse: "sessions", maxCount: 1)
         for (uid, name, properties) in [
             (room, "Room", [("location", location), ("sessionCount", count), ("sessions", sessions)]),
             (session, "Session", [("room", roomLink), ("title", title)]),
