@@ -50,8 +50,9 @@ extension ManagedObjectContext {
         var attempts = 0
         while true {
             attempts += 1
-            // A resolved merge conflict changed objects: the next plan looks at them again.
-            let plan = try makeSavePlan(updated: attempts == 1 ? updates.objects : nil)
+            // A resolved merge conflict changed objects: the next plan looks at them again, and writes every value
+            // of them (the policy decided what the store holds; it is not only what the context changed).
+            let plan = try makeSavePlan(updated: attempts == 1 ? updates : nil)
             do {
                 try persistentStoreCoordinator.save(recordingHistory(of: plan))
                 finishSave(plan)
@@ -179,7 +180,7 @@ extension ManagedObjectContext {
     }
 
     /// The changes to write, store by store; `updated` is the list of updated objects when the caller has it.
-    private func makeSavePlan(updated: [ManagedObject]?) throws -> SavePlan {
+    private func makeSavePlan(updated: Updates?) throws -> SavePlan {
         let coordinator = persistentStoreCoordinator
         var newObjects = inserted.objects
         if newObjects.contains(where: \.isDeletedFlag) { newObjects.removeAll(where: \.isDeletedFlag) }
@@ -288,10 +289,14 @@ extension ManagedObjectContext {
                                         store: buckets.entries[bucket].store, idOf: id)
             buckets.entries[bucket].changes.inserted.append(record)
         }
-        let updatedObjects = updated ?? changed.objects.filter(\.isUpdated)
-        for object in updatedObjects {
+        let updatedObjects = updated?.objects ?? changed.objects.filter(\.isUpdated)
+        for (position, object) in updatedObjects.enumerated() {
             let target = try store(of: object)
-            let record = try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id)
+            var record = try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id)
+            if let updated {
+                let properties = object.slotLayout.properties
+                record.changedKeys = Set(updated.slots(at: position).map { properties[$0].name })
+            }
             buckets.entries[buckets.index(of: target)].changes.updated.append(record)
         }
         let deletedObjects = deleted.objects

@@ -15,6 +15,12 @@ public struct StoreRecord: Sendable {
     /// (``PersistentStore/recordsWithoutToManyLists(for:)``): an object filled from it reads each list from its
     /// store when the list is first used, as Core Data's to-many faults do.
     package var omitsToManyLists = false
+    /// For a record of ``StoreChanges/updated``: the names of the properties whose values changed since the object
+    /// was read, when the context knows them; `nil` when it does not (every value counts as changed). The record
+    /// still holds every value. A store that writes values one by one may write only these, as Core Data's SQLite
+    /// store does: a value it could not read (a file-backed future, an external file that is missing) then stays
+    /// as it was instead of being overwritten with nothing.
+    public var changedKeys: Set<String>?
 
     /// How a record keeps its values: a dictionary, or (records a store or a context makes by the thousand) an array
     /// laid out by keys that all records of the same shape share, which is made and freed without hashing a key.

@@ -30,6 +30,13 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     /// by the last keys seen (a writer's rows nearly always share its entity's). Saves run one at a time, so the
     /// cache needs no lock.
     private var rowPositions: (keys: RecordKeys, positions: [Int])?
+    /// The table's quoted name and each source's quoted column, for `UPDATE`s of some columns.
+    private let table: String
+    private let quotedColumns: [String]
+    /// The source positions of each record key (a composite's elements, a relationship's key and entity columns).
+    private let sourcesByKey: [String: [Int]]
+    /// The `UPDATE`s of some columns made so far, by their source positions.
+    private var partialUpdateSQL: [[Int]: String] = [:]
 
     /// Rows per multi-row `INSERT` at most: with fewer SQLite pays more per row, with more the statement's
     /// parameters outgrow what one row's binding keeps in cache, for no further gain.
@@ -50,6 +57,9 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         multiRowInsertSQL = insertPrefix + Array(repeating: rowParameters, count: rowsPerInsert).joined(separator: ", ")
         updateSQL = "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \(quoted($0)) = ?" }.joined()
             + " WHERE Z_PK = ?"
+        self.table = table
+        quotedColumns = columns.map(quoted)
+        sourcesByKey = Dictionary(grouping: names.indices, by: { names[$0] })
         number = mapping.number
         self.names = names
         self.bindings = bindings
@@ -96,6 +106,46 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
             }
         }
         return next
+    }
+
+    /// The source positions, ascending, of the columns that hold the values of `keys` (a record's
+    /// ``ObjectGraph/StoreRecord/changedKeys``); keys of no column (transient properties, to-many relationships)
+    /// add none.
+    func sources(writing keys: Set<String>) -> [Int] {
+        var sources: [Int] = []
+        for key in keys { sources += sourcesByKey[key] ?? [] }
+        return sources.sorted()
+    }
+
+    /// An `UPDATE` of `Z_OPT` and the columns of `sources` (``sources(writing:)``), whose parameters are the
+    /// version, those columns' values in order, then `Z_PK`.
+    func updateSQL(writing sources: [Int]) -> String {
+        if let known = partialUpdateSQL[sources] { return known }
+        let sql = "UPDATE \(table) SET Z_OPT = ?" + sources.map { ", \(quotedColumns[$0]) = ?" }.joined()
+            + " WHERE Z_PK = ?"
+        partialUpdateSQL[sources] = sql
+        return sql
+    }
+
+    /// Binds the values of the columns of `sources` (``sources(writing:)``) from parameter `first` on; returns the
+    /// next free parameter index.
+    func bindValues(
+        of record: StoreRecord, sources: [Int], to statement: SQLiteStatement, from first: Int32, schema: SQLSchema
+    ) throws -> Int32 {
+        let row = record.row
+        let layout = row.map { self.positions(for: $0.keys) }
+        for (offset, source) in sources.enumerated() {
+            let value: (any Sendable)?
+            if let row, let layout {
+                value = layout[source] >= 0 ? row.values[layout[source]] : nil
+            } else {
+                value = record[names[source]]
+            }
+            let parameter = first + Int32(offset)
+            try bindValue(
+                value, binding: bindings[source], source: source, to: statement, at: parameter, schema: schema)
+        }
+        return first + Int32(sources.count)
     }
 
     /// The row position of each source in rows laid out by `keys`.

@@ -166,11 +166,28 @@ extension SQLiteStore {
                 try insertRows(records, indices, writer: writer, connection: connection)
                 continue
             }
-            let statement = try connection.prepare(writer.updateSQL)
+            // A record that names its changed properties updates only their columns, as Core Data does: a value
+            // this store could not read (a file-backed future, an external file that is missing), read as nil,
+            // then stays in its column when the object is saved for another change.
+            var current: (sources: [Int]?, statement: SQLiteStatement)?
             for index in indices {
-                try statement.bind(records[index].version + 1, at: 1)
-                let next = try writer.bindValues(of: records[index], to: statement, from: 2, schema: schema)
-                try statement.bind(records[index].objectID.referenceKey, at: next)
+                let record = records[index]
+                let sources = record.changedKeys.map(writer.sources(writing:))
+                let statement: SQLiteStatement
+                if let current, current.sources == sources {
+                    statement = current.statement
+                } else {
+                    statement = try connection.prepare(sources.map(writer.updateSQL(writing:)) ?? writer.updateSQL)
+                    current = (sources, statement)
+                }
+                try statement.bind(record.version + 1, at: 1)
+                let next: Int32
+                if let sources {
+                    next = try writer.bindValues(of: record, sources: sources, to: statement, from: 2, schema: schema)
+                } else {
+                    next = try writer.bindValues(of: record, to: statement, from: 2, schema: schema)
+                }
+                try statement.bind(record.objectID.referenceKey, at: next)
                 try statement.run()
             }
         }

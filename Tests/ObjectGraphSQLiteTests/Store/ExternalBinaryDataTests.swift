@@ -399,4 +399,104 @@ extension ExternalBinaryDataTests {
         let images = try Self.images(url, options: [.ignoresModelVersion: true, .readOnly: true])
         #expect(images.count == 1 && images["future"] == .some(nil))
     }
+
+    /// The rows of a query, read with a connection of their own.
+    static func rawValues(_ url: URL, _ sql: String) throws -> [[SQLValue]] {
+        let connection = try SQLiteConnection(path: url.path)
+        defer { connection.close() }
+        let statement = try connection.makeStatement(sql)
+        var rows: [[SQLValue]] = []
+        while try statement.step() == .row { rows.append((0..<statement.columnCount).map(statement.value(at:))) }
+        return rows
+    }
+
+    /// The raw bytes of each photo's image column and its `Z_OPT`, by name.
+    static func rawImages(_ url: URL) throws -> [String: (image: Data?, version: Int64)] {
+        var result: [String: (image: Data?, version: Int64)] = [:]
+        for row in try rawValues(url, "SELECT ZNAME, ZIMAGE, Z_OPT FROM ZPHOTO") {
+            guard case .text(let name) = row[0], case .integer(let version) = row[2] else { continue }
+            if case .blob(let image) = row[1] { result[name] = (image, version) } else { result[name] = (nil, version) }
+        }
+        return result
+    }
+
+    @Test func savingAnotherChangeKeepsValuesThatCouldNotBeRead() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("Photos.sqlite")
+        let future = Data([3]) + Data("metadata of a file-backed future".utf8)
+        let missing = Data([2]) + Data(UUID().uuidString.utf8) + Data([0])
+        try Self.writeCoreDataFile(at: url, rows: [("future", future), ("missing", missing), ("plain", nil)])
+        do {
+            let (_, context) = try Self.open(url, options: [.ignoresModelVersion: true])
+            let photos = try context.fetch(FetchRequest(entityName: "Photo"))
+            #expect(photos.count == 3 && photos.allSatisfy { $0.value(forKey: "image") == nil })
+            for photo in photos {
+                photo.setValue((photo.value(forKey: "name") as? String ?? "") + " renamed", forKey: "name")
+            }
+            try context.save()
+        }
+        var raw = try Self.rawImages(url)
+        // The names changed and the versions moved on; the columns the save did not change kept their bytes.
+        #expect(Set(raw.keys) == ["future renamed", "missing renamed", "plain renamed"])
+        #expect(raw["future renamed"]?.image == future && raw["future renamed"]?.version == 2)
+        #expect(raw["missing renamed"]?.image == missing && raw["missing renamed"]?.version == 2)
+        #expect(raw["plain renamed"].map { $0.image == nil && $0.version == 2 } == true)
+
+        // Changing the image itself writes it, in Core Data's form.
+        do {
+            let (_, context) = try Self.open(url, options: [.ignoresModelVersion: true])
+            let request = FetchRequest(entityName: "Photo")
+            request.predicate = try ObjectPredicate(format: "name == 'future renamed'")
+            let photo = try #require(try context.fetch(request).first)
+            photo.setValue(Data([7, 8]), forKey: "image")
+            try context.save()
+        }
+        raw = try Self.rawImages(url)
+        #expect(raw["future renamed"]?.image == Data([1, 7, 8]) && raw["future renamed"]?.version == 3)
+        #expect(raw["missing renamed"]?.image == missing && raw["missing renamed"]?.version == 2)
+    }
+
+    @Test func anUpdateWritesOnlyTheColumnsOfChangedProperties() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("Photos.sqlite")
+        try Self.writePlainPhotos(at: url, large: Data([9]))
+        let (_, context) = try Self.open(url, options: [.ignoresModelVersion: true])
+        let photos = try context.fetch(FetchRequest(entityName: "Photo"))
+        let small = try #require(photos.first { $0.value(forKey: "name") as? String == "small" })
+        // Another writer sets the thumbnail behind the store's back (without moving Z_OPT: no conflict).
+        do {
+            let connection = try SQLiteConnection(path: url.path)
+            defer { connection.close() }
+            try connection.execute("UPDATE ZPHOTO SET ZTHUMBNAIL = x'0102' WHERE ZNAME = 'small'")
+        }
+        small.setValue("small, renamed", forKey: "name")
+        try context.save()
+        let rows = try Self.rawValues(url, "SELECT ZNAME, ZTHUMBNAIL, Z_OPT FROM ZPHOTO WHERE ZNAME LIKE 'small%'")
+        #expect(rows.count == 1)
+        #expect(rows.first == [.text("small, renamed"), .blob(Data([1, 2])), .integer(2)])
+    }
+
+    @Test func anObjectKeptByTheOverwritePolicyIsWrittenWhole() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("Photos.sqlite")
+        try Self.writePlainPhotos(at: url, large: Data([9]))
+        let (_, context) = try Self.open(url, options: [.ignoresModelVersion: true])
+        context.mergePolicy = .overwrite
+        let request = FetchRequest(entityName: "Photo")
+        request.predicate = try ObjectPredicate(format: "name == 'small'")
+        let small = try #require(try context.fetch(request).first)
+        // Another context changes the thumbnail and saves (Z_OPT moves on).
+        do {
+            let (_, other) = try Self.open(url, options: [.ignoresModelVersion: true])
+            let theirs = try #require(try other.fetch(request).first)
+            theirs.setValue(Data([5]), forKey: "thumbnail")
+            try other.save()
+        }
+        small.setValue("small, ours", forKey: "name")
+        try context.save()
+        let rows = try Self.rawValues(url, "SELECT ZNAME, ZTHUMBNAIL, Z_OPT FROM ZPHOTO WHERE ZNAME LIKE 'small%'")
+        // The context's whole object overwrote the store's: its thumbnail (none) too.
+        #expect(rows.count == 1)
+        #expect(rows.first == [.text("small, ours"), .null, .integer(3)])
+    }
 }
