@@ -109,7 +109,7 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
     }
 
     /// The source positions, ascending, of the columns that hold the values of `keys` (a record's
-    /// ``ObjectGraph/StoreRecord/changedKeys``); keys of no column (transient properties, to-many relationships)
+    /// `changedKeys`); keys of no column (transient properties, to-many relationships)
     /// add none.
     func sources(writing keys: Set<String>) -> [Int] {
         var sources: [Int] = []
