@@ -42,10 +42,11 @@ extension ManagedObjectContext {
             var recording = PersistentHistoryRecording(
                 timestamp: timestamp, author: transactionAuthor,
                 contextName: name)
-            for object in plan.updatedObjects where object.objectID.storeIdentifier == store.identifier {
-                recording.updatedProperties[object.objectID] = Self.savedPropertyNames(
-                    object.changedValues().keys,
-                    of: object)
+            for (position, object) in plan.updatedObjects.enumerated()
+            where object.objectID.storeIdentifier == store.identifier {
+                // The plan's changed keys when it has them; comparing values with snapshots again is not free.
+                let changed = plan.updatedKeys?[position] ?? Set(object.changedValues().keys)
+                recording.updatedProperties[object.objectID] = Self.savedPropertyNames(changed, of: object)
             }
             for object in plan.deletedObjects where object.objectID.storeIdentifier == store.identifier {
                 let preserved = object.entity.layout.properties.compactMap { property -> (String, any Sendable)? in
@@ -67,14 +68,11 @@ extension ManagedObjectContext {
     }
 
     /// The names among `keys` of properties a store saves (not transient ones).
-    private static func savedPropertyNames(_ keys: Dictionary<String, Any?>.Keys, of object: ManagedObject) -> Set<
-        String
-    > {
+    private static func savedPropertyNames(_ keys: Set<String>, of object: ManagedObject) -> Set<String> {
         let properties = object.entity.layout.propertiesByName
-        return Set(
-            keys.filter { key in
-                guard let property = properties[key] else { return false }
-                return !property.isTransient && !(property is FetchedPropertyDescription)
-            })
+        return keys.filter { key in
+            guard let property = properties[key] else { return false }
+            return !property.isTransient && !(property is FetchedPropertyDescription)
+        }
     }
 }

@@ -158,6 +158,9 @@ extension ManagedObjectContext {
         var insertedObjects: [ManagedObject]
         var insertedIDs: [ManagedObjectID]
         var updatedObjects: [ManagedObject]
+        /// The names of each updated object's changed properties, by position (also each record's
+        /// `changedKeys`), when the plan had them: the first plan of a save has, one after a merge conflict not.
+        var updatedKeys: [Set<String>]?
         var deletedObjects: [ManagedObject]
     }
 
@@ -290,12 +293,15 @@ extension ManagedObjectContext {
             buckets.entries[bucket].changes.inserted.append(record)
         }
         let updatedObjects = updated?.objects ?? changed.objects.filter(\.isUpdated)
+        var updatedKeys: [Set<String>]? = updated == nil ? nil : []
         for (position, object) in updatedObjects.enumerated() {
             let target = try store(of: object)
             var record = try makeRecord(object, id: object.objectID, version: object.version, store: target, idOf: id)
             if let updated {
                 let properties = object.slotLayout.properties
-                record.changedKeys = Set(updated.slots(at: position).map { properties[$0].name })
+                let keys = Set(updated.slots(at: position).map { properties[$0].name })
+                record.changedKeys = keys
+                updatedKeys?.append(keys)
             }
             buckets.entries[buckets.index(of: target)].changes.updated.append(record)
         }
@@ -309,7 +315,8 @@ extension ManagedObjectContext {
             (order.firstIndex(of: $0.store.identifier) ?? .max) < (order.firstIndex(of: $1.store.identifier) ?? .max)
         }
         return SavePlan(changes: ordered.map { ($0.store, $0.changes) }, insertedObjects: newObjects,
-                        insertedIDs: newIDs, updatedObjects: updatedObjects, deletedObjects: deletedObjects)
+                        insertedIDs: newIDs, updatedObjects: updatedObjects, updatedKeys: updatedKeys,
+                        deletedObjects: deletedObjects)
     }
 
     private func makeRecord(_ object: ManagedObject, id: ManagedObjectID, version: Int64, store: PersistentStore,

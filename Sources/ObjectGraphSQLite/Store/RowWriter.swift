@@ -108,9 +108,8 @@ final class RowWriter {  // a class: the save loop holds it per row without copy
         return next
     }
 
-    /// The source positions, ascending, of the columns that hold the values of `keys` (a record's
-    /// `changedKeys`); keys of no column (transient properties, to-many relationships)
-    /// add none.
+    /// The source positions, ascending, of the columns that hold the values of `keys` (a record's `changedKeys`);
+    /// keys of no column (transient properties, to-many relationships) add none.
     func sources(writing keys: Set<String>) -> [Int] {
         var sources: [Int] = []
         for key in keys { sources += sourcesByKey[key] ?? [] }
